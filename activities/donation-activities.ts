@@ -1,0 +1,139 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { CampaignRepository } from '../src/campaigns/campaign-repository';
+import { acceptsDonations } from '../src/campaigns/campaign-repository';
+import type { ProgressCache } from '../src/campaigns/progress-cache';
+import type { DonationInput, FinalFailureStatus } from '../src/donations/donation';
+import type { ConfirmResult, DonationRepository } from '../src/donations/donation-repository';
+import type { PaymentAction, ProviderRegistry } from '../src/providers/payment-provider';
+import { ProviderRejected } from '../src/providers/http-json';
+import type { DonationStatus } from '../src/db/schema';
+import { FailureType } from '../workflows/failure-types';
+import type { PaymentEvent } from '../workflows/payment-event';
+
+export interface DonationActivityDeps {
+  donations: DonationRepository;
+  campaigns: CampaignRepository;
+  providers: ProviderRegistry;
+  progressCache: ProgressCache;
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * The donation workflow's side effects. Each one may run more than once (retries, worker
+ * crashes, an operator's reset in the Temporal UI) and must leave the same result as running
+ * once: see docs/architecture.md, "Reset safety".
+ */
+export function createDonationActivities(deps: DonationActivityDeps) {
+  const provider = (name: string) => {
+    const found = deps.providers.get(name);
+    if (!found)
+      throw ApplicationFailure.nonRetryable(`No provider ${name}`, FailureType.Validation);
+    return found;
+  };
+
+  return {
+    /**
+     * Inserts the donation once. The campaign is checked only when this call inserted the row,
+     * so re-running it after the campaign closed (a reset) does not fail a paid donation.
+     */
+    async recordDonation(input: DonationInput): Promise<{ status: DonationStatus }> {
+      let inserted: boolean;
+      try {
+        inserted = await deps.donations.insert(input);
+      } catch (error) {
+        if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) {
+          throw ApplicationFailure.nonRetryable(
+            `Campaign ${input.campaignId} does not exist`,
+            FailureType.Validation,
+          );
+        }
+        throw error;
+      }
+      if (inserted) {
+        const campaign = await deps.campaigns.findById(input.campaignId);
+        if (!campaign || !acceptsDonations(campaign, new Date())) {
+          await deps.donations.markFailed(input.donationId, 'FAILED', 'campaign-closed');
+        } else if (campaign.currency !== input.currency) {
+          await deps.donations.markFailed(input.donationId, 'FAILED', 'currency-mismatch');
+        }
+      }
+      const donation = await deps.donations.findById(input.donationId);
+      if (!donation) throw new Error(`Donation ${input.donationId} vanished after insert`);
+      if (donation.status === 'FAILED') {
+        const reason = donation.failureReason ?? 'failed';
+        throw ApplicationFailure.nonRetryable(
+          `Donation refused: ${reason}`,
+          reason === 'campaign-closed' ? FailureType.CampaignClosed : FailureType.Validation,
+        );
+      }
+      return { status: donation.status };
+    },
+
+    /**
+     * Asks the provider for the payment under a key derived from the donation, so every re-run
+     * (retry, reset, a second workflow run) reaches the same provider payment.
+     */
+    async createPayment(
+      input: DonationInput,
+    ): Promise<{ providerReference: string; action: PaymentAction }> {
+      try {
+        const created = await provider(input.provider).createPayment({
+          idempotencyKey: `${input.donationId}:create`,
+          reference: input.donationId,
+          amount: input.amount,
+          currency: input.currency,
+          method: input.paymentMethod,
+          description: `Donation to ${input.campaignId}`,
+        });
+        await deps.donations.markAwaitingPayment(
+          input.donationId,
+          created.providerReference,
+          created.action,
+        );
+        return { providerReference: created.providerReference, action: created.action };
+      } catch (error) {
+        if (error instanceof ProviderRejected) {
+          const declined = error.status === 402;
+          throw ApplicationFailure.nonRetryable(
+            error.message,
+            declined ? FailureType.PaymentDeclined : FailureType.Validation,
+          );
+        }
+        throw error;
+      }
+    },
+
+    async fetchPaymentStatus(
+      providerName: string,
+      providerReference: string,
+    ): Promise<PaymentEvent> {
+      const snapshot = await provider(providerName).fetchStatus(providerReference);
+      return {
+        eventKey: `status:${providerReference}:${snapshot.status}`,
+        status: snapshot.status,
+        amount: snapshot.amount,
+        currency: snapshot.currency,
+        occurredAt: new Date().toISOString(),
+      };
+    },
+
+    async confirmDonation(donationId: string): Promise<ConfirmResult> {
+      return deps.donations.confirm(donationId);
+    },
+
+    async failDonation(
+      donationId: string,
+      status: FinalFailureStatus,
+      reason: string,
+    ): Promise<DonationStatus> {
+      return deps.donations.markFailed(donationId, status, reason);
+    },
+
+    async invalidateCampaignCache(campaignId: string): Promise<void> {
+      await deps.progressCache.invalidate(campaignId);
+    },
+  };
+}
+
+export type DonationActivities = ReturnType<typeof createDonationActivities>;

@@ -1,0 +1,2 @@
+export { createDonationActivities } from './donation-activities';
+export type { DonationActivities, DonationActivityDeps } from './donation-activities';

@@ -1,0 +1,69 @@
+// @ts-check
+import eslint from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules', 'dist', '.data', '.tools', 'coverage'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-console': 'error',
+      // Fastify plugins and hooks are async by convention, whether or not they await.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: no clocks, randomness or I/O.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'fetch', 'process'],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'fs', 'http', 'https', 'crypto', 'pg', 'ioredis', 'lmdb'],
+              message: 'Workflows must stay deterministic: no I/O or Node built-ins.',
+            },
+            {
+              group: ['../activities', '../activities/*', '../src/*'],
+              allowTypeImports: true,
+              message: 'Workflows import activity and domain types only (import type).',
+            },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Date',
+          property: 'now',
+          message:
+            'Use workflow time (Date is replayed by the SDK) via the sandbox, not Date.now in logic.',
+        },
+        {
+          object: 'Math',
+          property: 'random',
+          message: 'Use the SDK uuid4() or deterministic ids.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['eslint.config.mjs', 'jest.config.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { module: 'writable' },
+    },
+  },
+  prettier,
+);

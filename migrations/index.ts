@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as initial from './0001-initial';
+
+/**
+ * Migrations in order. Listed statically rather than read from the folder so they load the same
+ * way under tsx, the compiled build and Jest.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001-initial': initial,
+};

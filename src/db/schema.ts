@@ -1,0 +1,95 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Column types as Kysely sees them. BIGINT arrives as a JS number (see database.ts). */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export type CampaignStatus = 'OPEN' | 'CLOSED';
+
+export const donationStatuses = [
+  'PENDING',
+  'AWAITING_PAYMENT',
+  'CONFIRMED',
+  'REFUNDED',
+  'PARTIALLY_REFUNDED',
+  'CHARGED_BACK',
+  'FAILED',
+  'EXPIRED',
+  'CANCELED',
+  'NEEDS_REVIEW',
+] as const;
+export type DonationStatus = (typeof donationStatuses)[number];
+
+export type LedgerEntryType = 'DONATION' | 'REFUND' | 'CHARGEBACK';
+
+export interface CampaignsTable {
+  id: string;
+  title: string;
+  goal_amount: number;
+  currency: string;
+  status: ColumnType<CampaignStatus, CampaignStatus | undefined, CampaignStatus>;
+  ends_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DonationsTable {
+  id: string;
+  client_id: string;
+  idempotency_key: string;
+  campaign_id: string;
+  amount: number;
+  currency: string;
+  donor_name: string;
+  donor_email: string;
+  donor_anonymous: boolean;
+  message: string | null;
+  payment_method: string;
+  status: ColumnType<DonationStatus, DonationStatus | undefined, DonationStatus>;
+  provider: string;
+  provider_reference: string | null;
+  payment_action: ColumnType<unknown, string | null, string | null>;
+  workflow_id: string;
+  failure_reason: string | null;
+  confirmed_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DonationLedgerTable {
+  id: Generated<string>;
+  donation_id: string;
+  campaign_id: string;
+  entry_type: LedgerEntryType;
+  amount: number;
+  currency: string;
+  created_at: Timestamp;
+}
+
+export interface CampaignTotalsTable {
+  campaign_id: string;
+  confirmed_amount: Generated<number>;
+  donation_count: Generated<number>;
+  version: Generated<number>;
+  updated_at: Timestamp;
+}
+
+export interface WebhookInboxTable {
+  id: Generated<string>;
+  provider: string;
+  event_key: string;
+  donation_id: string | null;
+  payload: ColumnType<unknown, string, string>;
+  raw_body: string;
+  received_at: Timestamp;
+  processed_at: Date | null;
+  delivery_attempts: Generated<number>;
+  last_error: string | null;
+}
+
+export interface Database {
+  campaigns: CampaignsTable;
+  donations: DonationsTable;
+  donation_ledger: DonationLedgerTable;
+  campaign_totals: CampaignTotalsTable;
+  webhook_inbox: WebhookInboxTable;
+}

@@ -1,0 +1,171 @@
+import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database';
+import type { DonationStatus, DonationsTable } from '../db/schema';
+import type { PaymentAction } from '../providers/payment-provider';
+import { OPEN_STATUSES } from './donation';
+import type { Donation, DonationInput, FinalFailureStatus } from './donation';
+
+export interface ConfirmResult {
+  /** The donation's status after the call. */
+  status: DonationStatus;
+  /** True only for the one call that wrote the ledger entry and moved the totals. */
+  credited: boolean;
+  campaignId: string;
+}
+
+/**
+ * All SQL about donations and their ledger. Every write is idempotent: inserts are
+ * `ON CONFLICT DO NOTHING`, status changes are conditional on the current status, and the
+ * campaign total moves only with a ledger row that was actually inserted.
+ */
+export class DonationRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Inserts the donation once; a re-run (retry, reset, second edge) is a no-op. */
+  async insert(input: DonationInput): Promise<boolean> {
+    const row = await this.db
+      .insertInto('donations')
+      .values({
+        id: input.donationId,
+        client_id: input.clientId,
+        idempotency_key: input.idempotencyKey,
+        campaign_id: input.campaignId,
+        amount: input.amount,
+        currency: input.currency,
+        donor_name: input.donor.name,
+        donor_email: input.donor.email,
+        donor_anonymous: input.donor.anonymous,
+        message: input.message ?? null,
+        payment_method: input.paymentMethod,
+        provider: input.provider,
+        workflow_id: input.workflowId,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async findById(id: string): Promise<Donation | undefined> {
+    const row = await this.db
+      .selectFrom('donations')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toDonation(row);
+  }
+
+  /** PENDING → AWAITING_PAYMENT with the provider's reference; a repeat changes nothing. */
+  async markAwaitingPayment(
+    id: string,
+    providerReference: string,
+    action: PaymentAction,
+  ): Promise<void> {
+    await this.db
+      .updateTable('donations')
+      .set({
+        status: 'AWAITING_PAYMENT',
+        provider_reference: providerReference,
+        payment_action: JSON.stringify(action),
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'PENDING')
+      .execute();
+  }
+
+  /**
+   * Confirms the donation and credits its campaign in one transaction. The donation row is
+   * locked first, so concurrent confirmations queue; the ledger's UNIQUE(donation_id,
+   * entry_type) decides which one credits, and only that one moves the total.
+   */
+  async confirm(id: string): Promise<ConfirmResult> {
+    return this.db.transaction().execute(async (trx) => {
+      const donation = await trx
+        .selectFrom('donations')
+        .select(['status', 'campaign_id', 'amount', 'currency'])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      let status = donation.status;
+      if ((OPEN_STATUSES as readonly string[]).includes(status)) {
+        await trx
+          .updateTable('donations')
+          .set({ status: 'CONFIRMED', confirmed_at: sql`now()`, updated_at: sql`now()` })
+          .where('id', '=', id)
+          .execute();
+        status = 'CONFIRMED';
+      }
+      if (status !== 'CONFIRMED') {
+        return { status, credited: false, campaignId: donation.campaign_id };
+      }
+      const entry = await trx
+        .insertInto('donation_ledger')
+        .values({
+          donation_id: id,
+          campaign_id: donation.campaign_id,
+          entry_type: 'DONATION',
+          amount: donation.amount,
+          currency: donation.currency,
+        })
+        .onConflict((oc) => oc.columns(['donation_id', 'entry_type']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (entry) {
+        await trx
+          .updateTable('campaign_totals')
+          .set({
+            confirmed_amount: sql`confirmed_amount + ${donation.amount}`,
+            donation_count: sql`donation_count + 1`,
+            version: sql`version + 1`,
+            updated_at: sql`now()`,
+          })
+          .where('campaign_id', '=', donation.campaign_id)
+          .execute();
+      }
+      return { status, credited: entry !== undefined, campaignId: donation.campaign_id };
+    });
+  }
+
+  /** Ends an open donation without money; a donation already past that point is left alone. */
+  async markFailed(
+    id: string,
+    status: FinalFailureStatus,
+    reason: string,
+  ): Promise<DonationStatus> {
+    const updated = await this.db
+      .updateTable('donations')
+      .set({ status, failure_reason: reason, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('status', 'in', OPEN_STATUSES)
+      .returning('status')
+      .executeTakeFirst();
+    if (updated) return updated.status;
+    const current = await this.findById(id);
+    if (!current) throw new Error(`Donation ${id} does not exist`);
+    return current.status;
+  }
+}
+
+function toDonation(row: Selectable<DonationsTable>): Donation {
+  return {
+    id: row.id,
+    clientId: row.client_id,
+    campaignId: row.campaign_id,
+    amount: row.amount,
+    currency: row.currency,
+    donor: { name: row.donor_name, email: row.donor_email, anonymous: row.donor_anonymous },
+    message: row.message,
+    paymentMethod: row.payment_method,
+    status: row.status,
+    provider: row.provider,
+    providerReference: row.provider_reference,
+    paymentAction: (row.payment_action as PaymentAction | null) ?? null,
+    workflowId: row.workflow_id,
+    failureReason: row.failure_reason,
+    confirmedAt: row.confirmed_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,65 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../errors/error-catalogue';
+import {
+  CreateDonationBody,
+  DonationAccepted,
+  DonationParams,
+  DonationView,
+} from './donation-schemas';
+import type { DonationService } from './donation-service';
+
+/** `POST /v1/donations` and `GET /v1/donations/:id`. */
+export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationService }> = async (
+  app,
+  { service },
+) => {
+  app.post(
+    '/v1/donations',
+    {
+      config: { auth: 'client', idempotent: true },
+      schema: {
+        summary: 'Start a donation',
+        headers: {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string' } },
+        },
+        body: CreateDonationBody,
+        response: { 202: DonationAccepted },
+      },
+    },
+    async (request, reply) => {
+      const context = request.idempotency;
+      if (!context) throw new AppError('idempotency-key-missing');
+      const { donor, message, ...rest } = request.body;
+      const accepted = await service.create(
+        context.scope,
+        {
+          ...rest,
+          donor: { name: donor.name, email: donor.email, anonymous: donor.anonymous },
+          ...(message === undefined ? {} : { message }),
+        },
+        request.id,
+      );
+      return reply.code(202).header('location', accepted.links.self).send(accepted);
+    },
+  );
+
+  app.get(
+    '/v1/donations/:id',
+    {
+      config: { auth: 'client-or-operator' },
+      schema: {
+        summary: 'Read a donation',
+        params: DonationParams,
+        response: { 200: DonationView },
+      },
+    },
+    async (request) => {
+      const principal = request.principal;
+      return service.get(
+        request.params.id,
+        principal?.kind === 'client' ? principal.id : undefined,
+      );
+    },
+  );
+};

@@ -1,0 +1,69 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { MAX_DONATION_MINOR_UNITS } from '../money/currency';
+
+export const CreateDonationBody = Type.Object(
+  {
+    campaignId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: MAX_DONATION_MINOR_UNITS,
+      description: "Integer, in the currency's minor units (IDR has none: 50000 is Rp 50.000).",
+    }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' }),
+    donor: Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        email: Type.String({ format: 'email', maxLength: 254 }),
+        anonymous: Type.Boolean({ default: false }),
+      },
+      { additionalProperties: false },
+    ),
+    message: Type.Optional(Type.String({ maxLength: 1000 })),
+    paymentMethod: Type.String({ pattern: '^[a-z_]{2,32}$', examples: ['qris'] }),
+  },
+  { additionalProperties: false },
+);
+export type CreateDonationBody = Static<typeof CreateDonationBody>;
+
+export const DonationParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+const PaymentActionSchema = Type.Object({
+  type: Type.Union([Type.Literal('qr'), Type.Literal('redirect'), Type.Literal('virtual_account')]),
+  value: Type.String(),
+});
+
+export const DonationAccepted = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: Type.String(),
+  campaignId: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  links: Type.Object({ self: Type.String() }),
+});
+export type DonationAccepted = Static<typeof DonationAccepted>;
+
+export const DonationView = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: Type.String(),
+  campaignId: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  donor: Type.Object({ name: Type.String(), anonymous: Type.Boolean() }),
+  message: Type.Union([Type.String(), Type.Null()]),
+  paymentMethod: Type.String(),
+  provider: Type.String(),
+  paymentAction: Type.Union([PaymentActionSchema, Type.Null()]),
+  failureReason: Type.Union([Type.String(), Type.Null()]),
+  confirmedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  workflow: Type.Optional(
+    Type.Object({
+      id: Type.String(),
+      running: Type.Boolean(),
+      state: Type.Optional(Type.Unknown()),
+    }),
+  ),
+});
+export type DonationView = Static<typeof DonationView>;

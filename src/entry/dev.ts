@@ -1,0 +1,74 @@
+import path from 'node:path';
+import { DEV_API_KEYS } from '../config/config';
+import { CampaignRepository } from '../campaigns/campaign-repository';
+import { openDatabase } from '../runtime/infrastructure';
+import { runEntry } from '../runtime/entry';
+import { startApi, startSimulator, startWorker } from '../runtime/services';
+import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temporal/dev-server';
+
+/**
+ * `npm start`: the whole pipeline on one machine. Uses a Temporal server already answering at
+ * TEMPORAL_ADDRESS or starts the dev server (building the CLI the first time), then migrates,
+ * seeds the `demo` campaign and runs the simulator, the worker and the API in this process.
+ */
+runEntry('galang', async (config, log, parts) => {
+  const say = (line = '') => process.stdout.write(`${line}\n`);
+  const { host, port } = parseAddress(config.temporal.address);
+  let uiUrl = `http://${host}:${config.temporal.uiPort}`;
+  if (await isPortOpen(host, port)) {
+    log.info({ address: config.temporal.address }, 'using the Temporal server already running');
+  } else {
+    say(`Starting the Temporal dev server on ${config.temporal.address} ...`);
+    const stateDir = path.join(config.dataDir, 'temporal');
+    const server = await startDevServer({
+      port,
+      uiPort: config.temporal.uiPort,
+      dbFile: path.join(stateDir, 'temporal.db'),
+      stateDir,
+      namespace: config.temporal.namespace,
+      log: say,
+    });
+    uiUrl = server.uiUrl;
+    parts.push({
+      name: 'temporal',
+      stop: () => stopDevServer(stateDir, port).then(() => undefined),
+    });
+  }
+
+  const db = await openDatabase(config);
+  parts.push({ name: 'db', stop: () => db.destroy() });
+  await new CampaignRepository(db).create({
+    id: 'demo',
+    title: 'Demo campaign: clean water for Desa Sukamaju',
+    goalAmount: 100_000_000,
+    currency: 'IDR',
+  });
+
+  parts.push(await startSimulator(config));
+  parts.push(await startWorker(config, db));
+  const api = await startApi(config, db);
+  parts.push(api);
+
+  const [clientId, secret] = (process.env.API_KEYS ? '' : DEV_API_KEYS).split(':');
+  const key = `demo-${Date.now()}`;
+  say();
+  say(`galang is up.`);
+  say(`  API          ${config.publicUrl}`);
+  say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
+  say(
+    `  Simulator    ${config.simulator.url}  (settles payments after ${config.simulator.autoPayMs} ms)`,
+  );
+  if (secret) say(`  Dev client   ${clientId} / ${secret}  (set API_KEYS to replace)`);
+  say();
+  say('Donate (run it twice: the second answer is a replay of the first):');
+  say(`curl -i -X POST ${config.publicUrl}/v1/donations \\`);
+  say(`  -H 'Authorization: Bearer ${secret ?? '<your API key>'}' \\`);
+  say(`  -H 'Idempotency-Key: ${key}' \\`);
+  say(`  -H 'Content-Type: application/json' \\`);
+  say(
+    `  -d '{"campaignId":"demo","amount":50000,"currency":"IDR","donor":{"name":"Ani","email":"ani@example.com","anonymous":false},"message":"Semangat!","paymentMethod":"qris"}'`,
+  );
+  say();
+  say(`Then: curl ${config.publicUrl}/v1/campaigns/demo/progress`);
+  say('Ctrl-C stops everything.');
+});

@@ -1,0 +1,83 @@
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Client } from '@temporalio/client';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config';
+import type { Db } from '../db/database';
+import authPlugin from '../auth/auth-plugin';
+import idempotencyPlugin from '../idempotency/idempotency-plugin';
+import type { IdempotencyStore } from '../idempotency/idempotency-store';
+import type { ProviderRegistry } from '../providers/payment-provider';
+import { CampaignRepository } from '../campaigns/campaign-repository';
+import { ProgressCache } from '../campaigns/progress-cache';
+import { ProgressService } from '../campaigns/progress-service';
+import { campaignRoutes } from '../campaigns/campaign-routes';
+import { DonationRepository } from '../donations/donation-repository';
+import { DonationService } from '../donations/donation-service';
+import { donationRoutes } from '../donations/donation-routes';
+import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import { WebhookIntake } from '../webhooks/webhook-intake';
+import { webhookRoutes } from '../webhooks/webhook-routes';
+import errorHandlerPlugin from './error-handler';
+import { requestIdOf } from './request-id';
+
+/** Everything the API needs from outside; the entry points and the tests build these. */
+export interface AppDependencies {
+  config: Config;
+  db: Db;
+  redis: Redis;
+  idempotencyStore: IdempotencyStore;
+  temporal: Client;
+  providers: ProviderRegistry;
+  /** The provider new donations use. */
+  defaultProvider: string;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The composition root of the HTTP API: repositories, services, plugins and routes. */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel },
+    genReqId: requestIdOf,
+    bodyLimit: 64 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const campaigns = new CampaignRepository(deps.db);
+  const donations = new DonationRepository(deps.db);
+  const progressCache = new ProgressCache(deps.redis);
+
+  await app.register(errorHandlerPlugin);
+  await app.register(authPlugin, {
+    apiKeys: deps.config.apiKeys,
+    operatorKeys: deps.config.operatorKeys,
+  });
+  await app.register(idempotencyPlugin, { store: deps.idempotencyStore });
+
+  app.get('/healthz', { config: { auth: 'none' } }, async () => ({ status: 'ok' }));
+  await app.register(donationRoutes, {
+    service: new DonationService({
+      temporal: deps.temporal,
+      campaigns,
+      donations,
+      taskQueue: deps.config.temporal.taskQueue,
+      provider: deps.defaultProvider,
+      paymentTimeoutSeconds: deps.config.paymentTimeoutSeconds,
+    }),
+  });
+  await app.register(campaignRoutes, { progress: new ProgressService(campaigns, progressCache) });
+  await app.register(webhookRoutes, {
+    intake: new WebhookIntake({
+      providers: deps.providers,
+      inbox: new WebhookInboxRepository(deps.db),
+      donations,
+      temporal: deps.temporal,
+    }),
+  });
+  return app;
+}

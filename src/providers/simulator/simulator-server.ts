@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { signStandardWebhook } from '../standard-webhooks';
+import type {
+  SimulatorNotification,
+  SimulatorPayment,
+  SimulatorStatus,
+} from './simulator-protocol';
+
+export interface SimulatorOptions {
+  webhookUrl: string;
+  webhookSecret: string;
+  /** Settle every new payment after this delay; negative leaves payments pending. */
+  autoPayMs: number;
+  /** Delivery attempts per notification while our endpoint fails. */
+  maxDeliveryAttempts?: number;
+}
+
+const createTypedApp = () => Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
+type TypedApp = ReturnType<typeof createTypedApp>;
+
+const CreateBody = Type.Object({
+  reference: Type.String({ minLength: 1, maxLength: 64 }),
+  amount: Type.Integer({ minimum: 1 }),
+  currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+  method: Type.String({ minLength: 1, maxLength: 32 }),
+  description: Type.Optional(Type.String({ maxLength: 255 })),
+});
+
+/**
+ * A local stand-in for a hosted payment gateway, on loopback: it creates payments idempotently,
+ * counts charges per idempotency key (so tests can assert "charged once"), settles them after a
+ * delay and notifies galang with Standard Webhooks signatures, retrying with backoff.
+ */
+export class PaymentSimulator {
+  readonly app: FastifyInstance;
+  private readonly payments = new Map<string, SimulatorPayment>();
+  private readonly byKey = new Map<string, { paymentId: string; body: string }>();
+  private readonly charges = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly options: SimulatorOptions) {
+    const app = createTypedApp();
+    this.routes(app);
+    this.app = app;
+  }
+
+  /** How many payments were created under this idempotency key (1 is the only right answer). */
+  chargeCount(idempotencyKey: string): number {
+    return this.charges.get(idempotencyKey) ?? 0;
+  }
+
+  payment(id: string): SimulatorPayment | undefined {
+    return this.payments.get(id);
+  }
+
+  async listen(port: number, host = '127.0.0.1'): Promise<string> {
+    return this.app.listen({ port, host });
+  }
+
+  /** Moves a payment to a new status and notifies galang, as the gateway would. */
+  transition(id: string, status: SimulatorStatus): void {
+    const payment = this.payments.get(id);
+    if (!payment) throw new Error(`No simulated payment ${id}`);
+    payment.status = status;
+    void this.notify(payment);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    await this.app.close();
+  }
+
+  private routes(app: TypedApp): void {
+    app.post('/v1/payments', { schema: { body: CreateBody } }, async (request, reply) => {
+      const key = request.headers['idempotency-key'];
+      if (typeof key !== 'string' || key.length === 0) {
+        return reply.code(400).send({ error: 'Idempotency-Key header required' });
+      }
+      const body = JSON.stringify(request.body);
+      const previous = this.byKey.get(key);
+      if (previous) {
+        if (previous.body !== body) {
+          return reply.code(422).send({ error: 'Idempotency-Key reused with another request' });
+        }
+        return reply.code(200).send(this.payments.get(previous.paymentId));
+      }
+      const payment: SimulatorPayment = {
+        id: `sim_${randomUUID()}`,
+        reference: request.body.reference,
+        status: 'pending',
+        amount: request.body.amount,
+        currency: request.body.currency,
+        method: request.body.method,
+        action: { type: 'qr', value: `00020101021226SIMULATOR${request.body.reference}` },
+        created_at: new Date().toISOString(),
+      };
+      this.payments.set(payment.id, payment);
+      this.byKey.set(key, { paymentId: payment.id, body });
+      this.charges.set(key, (this.charges.get(key) ?? 0) + 1);
+      if (this.options.autoPayMs >= 0) {
+        this.later(this.options.autoPayMs, () => {
+          if (payment.status === 'pending') this.transition(payment.id, 'settled');
+        });
+      }
+      return reply.code(201).send(payment);
+    });
+
+    app.get<{ Params: { id: string } }>('/v1/payments/:id', async (request, reply) => {
+      const payment = this.payments.get(request.params.id);
+      if (!payment) return reply.code(404).send({ error: 'not found' });
+      return payment;
+    });
+  }
+
+  private async notify(payment: SimulatorPayment): Promise<void> {
+    const notification: SimulatorNotification = {
+      type: 'payment.updated',
+      data: {
+        id: payment.id,
+        reference: payment.reference,
+        status: payment.status,
+        amount: payment.amount,
+        currency: payment.currency,
+        occurred_at: new Date().toISOString(),
+      },
+    };
+    const body = JSON.stringify(notification);
+    const id = `msg_${randomUUID()}`;
+    const attempts = this.options.maxDeliveryAttempts ?? 8;
+    for (let attempt = 0; attempt < attempts && !this.closed; attempt++) {
+      const timestamp = Math.floor(Date.now() / 1000);
+      try {
+        const response = await fetch(this.options.webhookUrl, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signStandardWebhook(
+              this.options.webhookSecret,
+              id,
+              timestamp,
+              body,
+            ),
+          },
+          body,
+          signal: AbortSignal.timeout(5_000),
+        });
+        if (response.ok) return;
+      } catch {
+        // Our endpoint is down or slow: back off and deliver again, like a real gateway.
+      }
+      await new Promise<void>((resolve) => {
+        this.later(Math.min(200 * 2 ** attempt, 5_000), resolve);
+      });
+    }
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+  }
+}

@@ -1,0 +1,43 @@
+import { Redis } from 'ioredis';
+import type { Config } from '../config/config';
+import { createDatabase } from '../db/database';
+import type { Db } from '../db/database';
+import { ensureDatabase, migrateToLatest } from '../db/migrate';
+import { createSimulatorProvider } from '../providers/simulator/simulator-provider';
+import type { PaymentProvider, ProviderRegistry } from '../providers/payment-provider';
+
+/** Creates the database if needed, migrates it, and returns a pool on it. */
+export async function openDatabase(config: Config, poolSize = 10): Promise<Db> {
+  await ensureDatabase(config.databaseUrl);
+  const db = createDatabase({ connectionString: config.databaseUrl, max: poolSize });
+  await migrateToLatest(db);
+  return db;
+}
+
+/**
+ * Redis as a cache: commands fail fast rather than queue, because every caller has a
+ * Postgres fallback and a slow cache is worse than a missed one.
+ */
+export function openRedis(config: Config): Redis {
+  const redis = new Redis(config.redisUrl, {
+    keyPrefix: config.redisKeyPrefix,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    commandTimeout: 1_000,
+  });
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** The payment providers this deployment talks to, by the name used in webhook URLs. */
+export function createProviders(config: Config): ProviderRegistry {
+  const providers: PaymentProvider[] = [
+    createSimulatorProvider({
+      baseUrl: config.simulator.url,
+      webhookSecrets: [config.simulator.webhookSecret],
+    }),
+  ];
+  return new Map(providers.map((p) => [p.name, p]));
+}
+
+export const DEFAULT_PROVIDER = 'simulator';

@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify';
+import type { Client } from '@temporalio/client';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config';
+import type { Db } from '../db/database';
+import { buildApp } from '../http/app';
+import { IdempotencyStore } from '../idempotency/idempotency-store';
+import { CampaignRepository } from '../campaigns/campaign-repository';
+import { ProgressCache } from '../campaigns/progress-cache';
+import { DonationRepository } from '../donations/donation-repository';
+import { PaymentSimulator } from '../providers/simulator/simulator-server';
+import { createTemporalClient } from '../temporal/temporal-client';
+import { createDonationWorker } from '../temporal/worker';
+import { createProviders, DEFAULT_PROVIDER, openRedis } from './infrastructure';
+
+/** A started part of the pipeline and how to stop it. */
+export interface Running {
+  name: string;
+  stop(): Promise<void>;
+}
+
+export interface ApiHandle extends Running {
+  app: FastifyInstance;
+  url: string;
+}
+
+/** The HTTP API with its own Redis, LMDB and Temporal client. */
+export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
+  const redis = openRedis(config);
+  const idempotencyStore = new IdempotencyStore({
+    path: config.lmdbPath,
+    ttlSeconds: config.idempotencyTtlSeconds,
+  });
+  const temporal: Client = createTemporalClient(config.temporal);
+  const app = await buildApp({
+    config,
+    db,
+    redis,
+    idempotencyStore,
+    temporal,
+    providers: createProviders(config),
+    defaultProvider: DEFAULT_PROVIDER,
+  });
+  const url = await app.listen({ host: config.host, port: config.port });
+  return {
+    name: 'api',
+    app,
+    url,
+    async stop() {
+      await app.close();
+      await temporal.connection.close();
+      await idempotencyStore.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** The donation worker; resolves once it polls its task queue. */
+export async function startWorker(config: Config, db: Db): Promise<Running> {
+  const redis: Redis = openRedis(config);
+  const { worker, connection } = await createDonationWorker({
+    address: config.temporal.address,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps: {
+      donations: new DonationRepository(db),
+      campaigns: new CampaignRepository(db),
+      providers: createProviders(config),
+      progressCache: new ProgressCache(redis),
+    },
+  });
+  const running = worker.run();
+  return {
+    name: 'worker',
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+      redis.disconnect();
+    },
+  };
+}
+
+export async function startSimulator(config: Config): Promise<Running & { url: string }> {
+  const simulator = new PaymentSimulator({
+    webhookUrl: config.simulator.webhookUrl,
+    webhookSecret: config.simulator.webhookSecret,
+    autoPayMs: config.simulator.autoPayMs,
+  });
+  const url = await simulator.listen(config.simulator.port);
+  return { name: 'simulator', url, stop: () => simulator.close() };
+}
+
+/** Stops parts in reverse start order; one failing to stop does not keep the others up. */
+export async function stopAll(parts: readonly Running[]): Promise<void> {
+  for (const part of [...parts].reverse()) {
+    await part.stop().catch(() => undefined);
+  }
+}

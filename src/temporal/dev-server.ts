@@ -1,0 +1,195 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { searchAttributeNames } from '../../workflows/search-attributes';
+
+/**
+ * The Temporal CLI's dev server (server + Web UI in one binary), which is what runs Temporal on a
+ * developer machine and in CI. Pinned to v1.5.1: later tags carry a `replace` directive that
+ * `go install` refuses.
+ */
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+const projectRoot = path.resolve(__dirname, '../..');
+const toolsBin = path.join(projectRoot, '.tools', 'bin');
+
+type Log = (line: string) => void;
+
+/** Finds `temporal` on PATH, then in `.tools/bin`; builds it there from the Go proxy if absent. */
+export function ensureTemporalBinary(log: Log = () => undefined): string {
+  const onPath = spawnSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' });
+  if (onPath.status === 0 && onPath.stdout.trim()) return onPath.stdout.trim();
+  const local = path.join(toolsBin, 'temporal');
+  if (existsSync(local)) return local;
+
+  log(`Building the Temporal CLI (${TEMPORAL_CLI_MODULE}) into ${toolsBin}.`);
+  log('The first build downloads and compiles for several minutes; later runs reuse it.');
+  const started = Date.now();
+  const build = (ldflags: string[]) =>
+    spawnSync('go', ['install', ...ldflags, TEMPORAL_CLI_MODULE], {
+      env: { ...process.env, CGO_ENABLED: '0', GOBIN: toolsBin },
+      stdio: ['ignore', 'inherit', 'pipe'],
+      encoding: 'utf8',
+    });
+  let result = build([]);
+  if (result.status !== 0 && /linkname/.test(result.stderr)) {
+    log('Retrying with -ldflags=-checklinkname=0 (a dependency uses //go:linkname).');
+    result = build(['-ldflags=-checklinkname=0']);
+  }
+  if (result.error || result.status !== 0 || !existsSync(local)) {
+    throw new Error(
+      `Building the Temporal CLI failed (is Go installed?):\n${result.stderr || String(result.error)}`,
+    );
+  }
+  log(`Built ${local} in ${Math.round((Date.now() - started) / 1000)} s.`);
+  return local;
+}
+
+export interface DevServerOptions {
+  port: number;
+  uiPort: number;
+  /** File for the server's SQLite state; omitted keeps everything in memory. */
+  dbFile?: string;
+  /** Where the PID and log go, so a later `stop` finds the server. */
+  stateDir: string;
+  namespace?: string;
+  log?: Log;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string;
+  pid: number;
+}
+
+/** Starts `temporal server start-dev` detached and waits until it accepts connections. */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const log = options.log ?? (() => undefined);
+  const binary = ensureTemporalBinary(log);
+  mkdirSync(options.stateDir, { recursive: true });
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--namespace',
+    options.namespace ?? 'default',
+    '--log-level',
+    'warn',
+    ...searchAttributeNames.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+  ];
+  const logFile = openSync(path.join(options.stateDir, `temporal-${options.port}.log`), 'a');
+  const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFile, logFile] });
+  child.unref();
+  if (child.pid === undefined) throw new Error('Could not start the Temporal dev server');
+  writeFileSync(pidFile(options.stateDir, options.port), String(child.pid));
+  const address = `127.0.0.1:${options.port}`;
+  await waitForPort('127.0.0.1', options.port, 60_000, () => child.exitCode !== null);
+  await waitForTemporal(address, options.namespace ?? 'default');
+  return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, pid: child.pid };
+}
+
+/** Stops a dev server that {@link startDevServer} started with the same state dir and port. */
+export async function stopDevServer(stateDir: string, port: number): Promise<boolean> {
+  const file = pidFile(stateDir, port);
+  if (!existsSync(file)) return false;
+  const pid = Number(readFileSync(file, 'utf8'));
+  rmSync(file, { force: true });
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return false;
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  process.kill(pid, 'SIGKILL');
+  return true;
+}
+
+function pidFile(stateDir: string, port: number): string {
+  return path.join(stateDir, `temporal-${port}.pid`);
+}
+
+/** Whether something accepts TCP connections on host:port. */
+export function isPortOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => {
+      done(false);
+    });
+    socket.once('connect', () => {
+      done(true);
+    });
+    socket.once('error', () => {
+      done(false);
+    });
+  });
+}
+
+async function waitForPort(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  exited: () => boolean,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited()) throw new Error(`The Temporal dev server exited; see its log in the state dir`);
+    if (await isPortOpen(host, port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(
+    `The Temporal dev server did not answer on ${host}:${port} within ${timeoutMs} ms`,
+  );
+}
+
+/** Splits `host:port`. */
+export function parseAddress(address: string): { host: string; port: number } {
+  const index = address.lastIndexOf(':');
+  return { host: address.slice(0, index), port: Number(address.slice(index + 1)) };
+}
+
+/**
+ * Waits until the frontend answers for the namespace, not merely until the port is open: the
+ * dev server accepts connections a moment before its namespace is registered.
+ */
+export async function waitForTemporal(
+  address: string,
+  namespace: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const { Connection } = await import('@temporalio/client');
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`Temporal at ${address} is not ready: ${String(lastError)}`);
+}
