@@ -11,6 +11,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', {}] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/support/quiet-temporal.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -87,7 +87,7 @@ export async function startSimulator(config: Config): Promise<Running & { url: s
     webhookSecret: config.simulator.webhookSecret,
     autoPayMs: config.simulator.autoPayMs,
   });
-  const url = await simulator.listen(config.simulator.port);
+  const url = await simulator.listen(config.simulator.port, config.host);
   return { name: 'simulator', url, stop: () => simulator.close() };
 }
 

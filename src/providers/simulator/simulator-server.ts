@@ -11,6 +11,7 @@ import type {
 } from './simulator-protocol';
 
 export interface SimulatorOptions {
+  /** Where notifications go; see {@link PaymentSimulator.webhookUrl}. */
   webhookUrl: string;
   webhookSecret: string;
   /** Settle every new payment after this delay; negative leaves payments pending. */
@@ -42,8 +43,11 @@ export class PaymentSimulator {
   private readonly charges = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
+  /** Mutable because a test learns the API's port only after the simulator is listening. */
+  webhookUrl: string;
 
   constructor(private readonly options: SimulatorOptions) {
+    this.webhookUrl = options.webhookUrl;
     const app = createTypedApp();
     this.routes(app);
     this.app = app;
@@ -136,7 +140,7 @@ export class PaymentSimulator {
     for (let attempt = 0; attempt < attempts && !this.closed; attempt++) {
       const timestamp = Math.floor(Date.now() / 1000);
       try {
-        const response = await fetch(this.options.webhookUrl, {
+        const response = await fetch(this.webhookUrl, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',

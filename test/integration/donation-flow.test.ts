@@ -1,0 +1,142 @@
+import { progressCacheKey } from '../../src/campaigns/progress-cache';
+import {
+  CLIENT_SECRET,
+  createCampaign,
+  donationBody,
+  eventually,
+  startStack,
+} from '../support/stack';
+import type { Stack } from '../support/stack';
+
+/**
+ * The walking skeleton end to end over real HTTP: Fastify + LMDB at the edge, a Temporal
+ * workflow, the simulator's signed webhook, Postgres ledger and totals, Redis cache.
+ */
+describe('a donation, end to end', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ autoPayMs: -1 });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  const post = (key: string, body: unknown) =>
+    fetch(`${stack.apiUrl}/v1/donations`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${CLIENT_SECRET}`,
+        'idempotency-key': key,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('is taken once, charged once, credited once, and evicts the cached progress', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const key = `e2e-${Date.now()}`;
+
+    const first = await post(key, donationBody(campaignId));
+    expect(first.status).toBe(202);
+    const accepted = (await first.json()) as { id: string; status: string };
+    expect(first.headers.get('location')).toBe(`/v1/donations/${accepted.id}`);
+    expect(accepted.status).toBe('PENDING');
+
+    const second = await post(key, donationBody(campaignId));
+    expect(second.status).toBe(202);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(accepted);
+
+    // The provider has the payment; the donor has not paid yet.
+    const awaiting = await eventually(async () => {
+      const row = await stack.db
+        .selectFrom('donations')
+        .selectAll()
+        .where('id', '=', accepted.id)
+        .executeTakeFirst();
+      return row?.status === 'AWAITING_PAYMENT' ? row : undefined;
+    });
+    expect(stack.simulator.chargeCount(`${accepted.id}:create`)).toBe(1);
+
+    // A campaign page reads progress: the cache now holds it.
+    const before = await fetch(`${stack.apiUrl}/v1/campaigns/${campaignId}/progress`);
+    expect(await before.json()).toMatchObject({ confirmedAmount: 0, donationCount: 0 });
+    expect(await stack.redis.exists(progressCacheKey(campaignId))).toBe(1);
+
+    // The donor pays; the simulator sends its signed webhook twice, as gateways do.
+    const paymentId = awaiting.provider_reference ?? '';
+    stack.simulator.transition(paymentId, 'settled');
+    stack.simulator.transition(paymentId, 'settled');
+
+    const confirmed = await eventually(async () => {
+      const response = await fetch(`${stack.apiUrl}/v1/donations/${accepted.id}`, {
+        headers: { authorization: `Bearer ${CLIENT_SECRET}` },
+      });
+      const body = (await response.json()) as { status: string };
+      return body.status === 'CONFIRMED' ? body : undefined;
+    });
+    expect(confirmed).toMatchObject({ amount: 50_000, currency: 'IDR', campaignId });
+
+    const ledger = await stack.db
+      .selectFrom('donation_ledger')
+      .selectAll()
+      .where('donation_id', '=', accepted.id)
+      .execute();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ entry_type: 'DONATION', amount: 50_000, currency: 'IDR' });
+
+    const totals = await stack.db
+      .selectFrom('campaign_totals')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirstOrThrow();
+    expect(totals).toMatchObject({ confirmed_amount: 50_000, donation_count: 1 });
+
+    await eventually(async () =>
+      (await stack.redis.exists(progressCacheKey(campaignId))) === 0 ? true : undefined,
+    );
+    const after = await fetch(`${stack.apiUrl}/v1/campaigns/${campaignId}/progress`);
+    expect(await after.json()).toMatchObject({ confirmedAmount: 50_000, donationCount: 1 });
+
+    // A late retry of the same request changes nothing and starts nothing.
+    const third = await post(key, donationBody(campaignId));
+    expect(third.headers.get('idempotent-replayed')).toBe('true');
+    const executions = [];
+    for await (const execution of stack.temporal.workflow.list({
+      query: `WorkflowId = 'donation-${accepted.id}'`,
+    })) {
+      executions.push(execution);
+    }
+    expect(executions).toHaveLength(1);
+    expect(
+      await stack.db
+        .selectFrom('donations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('campaign_id', '=', campaignId)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ n: 1 });
+    expect(stack.simulator.chargeCount(`${accepted.id}:create`)).toBe(1);
+  });
+
+  it('answers a different body under the same key with 422 and starts nothing', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const key = `mismatch-${Date.now()}`;
+    expect((await post(key, donationBody(campaignId, 10_000))).status).toBe(202);
+    const second = await post(key, donationBody(campaignId, 20_000));
+    expect(second.status).toBe(422);
+    expect(second.headers.get('content-type')).toContain('application/problem+json');
+    expect(await second.json()).toMatchObject({ type: '/problems/idempotency-key-mismatch' });
+  });
+
+  it('refuses a closed campaign with a cached 422 campaign-closed', async () => {
+    const campaignId = await createCampaign(stack.db, { endsAt: new Date(Date.now() - 1000) });
+    const key = `closed-${Date.now()}`;
+    const first = await post(key, donationBody(campaignId));
+    expect(first.status).toBe(422);
+    expect(await first.json()).toMatchObject({ code: 'campaign-closed' });
+    const again = await post(key, donationBody(campaignId));
+    expect(again.status).toBe(422);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+});

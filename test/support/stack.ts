@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { rmSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { DEV_SIMULATOR_SECRET, loadConfig } from '../../src/config/config';
+import type { Config } from '../../src/config/config';
+import { createDatabase } from '../../src/db/database';
+import type { Db } from '../../src/db/database';
+import { buildApp } from '../../src/http/app';
+import { IdempotencyStore } from '../../src/idempotency/idempotency-store';
+import { CampaignRepository } from '../../src/campaigns/campaign-repository';
+import { ProgressCache } from '../../src/campaigns/progress-cache';
+import { DonationRepository } from '../../src/donations/donation-repository';
+import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
+import { PaymentSimulator } from '../../src/providers/simulator/simulator-server';
+import { createTemporalClient } from '../../src/temporal/temporal-client';
+import { createDonationWorker } from '../../src/temporal/worker';
+import { testState } from './test-env';
+
+export const CLIENT_SECRET = 'secret-a-123';
+export const OTHER_CLIENT_SECRET = 'secret-b-123';
+export const OPERATOR_SECRET = 'operator-123';
+
+export interface Stack {
+  config: Config;
+  db: Db;
+  redis: Redis;
+  app: FastifyInstance;
+  apiUrl: string;
+  simulator: PaymentSimulator;
+  temporal: ReturnType<typeof createTemporalClient>;
+  store: IdempotencyStore;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Simulator settles payments after this delay; -1 leaves them for the test to settle. */
+  autoPayMs?: number;
+  paymentTimeoutSeconds?: number;
+}
+
+/**
+ * The whole pipeline for one test file, on the shared Temporal server and database: the API on
+ * a real port, the simulator, and a worker on a task queue of this file's own.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const state = testState();
+  const lmdbDir = path.join(os.tmpdir(), `galang-lmdb-${randomUUID()}`);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: state.databaseUrl,
+    REDIS_URL: state.redisUrl,
+    REDIS_KEY_PREFIX: state.redisKeyPrefix,
+    TEMPORAL_ADDRESS: state.temporalAddress,
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    LMDB_PATH: lmdbDir,
+    API_KEYS: `client-a:${CLIENT_SECRET},client-b:${OTHER_CLIENT_SECRET}`,
+    OPERATOR_KEYS: `ops:${OPERATOR_SECRET}`,
+    PAYMENT_TIMEOUT_SECONDS: String(options.paymentTimeoutSeconds ?? 60),
+    SIMULATOR_WEBHOOK_SECRET: DEV_SIMULATOR_SECRET,
+  });
+
+  const db = createDatabase({ connectionString: config.databaseUrl, max: 5 });
+  const redis = new Redis(config.redisUrl, { keyPrefix: config.redisKeyPrefix });
+  const store = new IdempotencyStore({ path: lmdbDir, ttlSeconds: config.idempotencyTtlSeconds });
+  const simulator = new PaymentSimulator({
+    webhookUrl: 'http://127.0.0.1:1/unset',
+    webhookSecret: DEV_SIMULATOR_SECRET,
+    autoPayMs: options.autoPayMs ?? 200,
+  });
+  const simulatorUrl = await simulator.listen(0);
+  const providers = new Map([
+    [
+      'simulator',
+      createSimulatorProvider({ baseUrl: simulatorUrl, webhookSecrets: [DEV_SIMULATOR_SECRET] }),
+    ],
+  ]);
+  const apiTemporal = createTemporalClient(config.temporal);
+  const app = await buildApp({
+    config,
+    db,
+    redis,
+    idempotencyStore: store,
+    temporal: apiTemporal,
+    providers,
+    defaultProvider: 'simulator',
+    logger: false,
+  });
+  const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  simulator.webhookUrl = `${apiUrl}/v1/webhooks/simulator`;
+
+  const { worker, connection } = await createDonationWorker({
+    address: config.temporal.address,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    workflowBundle: { codePath: state.workflowBundlePath },
+    deps: {
+      donations: new DonationRepository(db),
+      campaigns: new CampaignRepository(db),
+      providers,
+      progressCache: new ProgressCache(redis),
+    },
+  });
+  const running = worker.run();
+
+  return {
+    config,
+    db,
+    redis,
+    app,
+    apiUrl,
+    simulator,
+    temporal: apiTemporal,
+    store,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await app.close();
+      await simulator.close();
+      await apiTemporal.connection.close();
+      await store.close();
+      redis.disconnect();
+      await db.destroy();
+      rmSync(lmdbDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `check` returns a value or the time runs out. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('Condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A unique campaign for one test, so totals are the test's own. */
+export async function createCampaign(
+  db: Db,
+  overrides: Partial<{ goalAmount: number; currency: string; endsAt: Date | null }> = {},
+): Promise<string> {
+  const id = `c-${randomUUID().slice(0, 12)}`;
+  await new CampaignRepository(db).create({
+    id,
+    title: `Campaign ${id}`,
+    goalAmount: overrides.goalAmount ?? 10_000_000,
+    currency: overrides.currency ?? 'IDR',
+    endsAt: overrides.endsAt ?? null,
+  });
+  return id;
+}
+
+export function donationBody(campaignId: string, amount = 50_000) {
+  return {
+    campaignId,
+    amount,
+    currency: 'IDR',
+    donor: { name: 'Ani', email: 'ani@example.com', anonymous: false },
+    message: 'Semangat!',
+    paymentMethod: 'qris',
+  };
+}

@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from '../../src/config/config';
+
+describe('configuration', () => {
+  it('has defaults that work on a developer machine, and is frozen', () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/galang');
+    expect(config.port).toBe(3000);
+    expect(config.temporal.address).toBe('127.0.0.1:7233');
+    expect(config.temporal.uiPort).toBe(8233);
+    expect(config.apiKeys.get('demo-client')).toBe('demo-secret');
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.temporal)).toBe(true);
+  });
+
+  it('lists every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'not a url', API_KEYS: 'nosecret' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toHaveLength(3);
+  });
+
+  it('demands real keys and secrets in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/API_KEYS is required/);
+  });
+
+  it('refuses short secrets and duplicate ids', () => {
+    expect(() => loadConfig({ API_KEYS: 'a:short' })).toThrow(/at least 8/);
+    expect(() => loadConfig({ API_KEYS: 'a:12345678,a:87654321' })).toThrow(/twice/);
+  });
+
+  it('keeps idempotency records for at least 24 hours', () => {
+    expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '60' })).toThrow(/IDEMPOTENCY_TTL/);
+  });
+});
