@@ -37,7 +37,9 @@ export function createDonationActivities(deps: DonationActivityDeps) {
      * Inserts the donation once. The campaign is checked only when this call inserted the row,
      * so re-running it after the campaign closed (a reset) does not fail a paid donation.
      */
-    async recordDonation(input: DonationInput): Promise<{ status: DonationStatus }> {
+    async recordDonation(
+      input: DonationInput,
+    ): Promise<{ status: DonationStatus; inserted: boolean }> {
       let inserted: boolean;
       try {
         inserted = await deps.donations.insert(input);
@@ -67,7 +69,7 @@ export function createDonationActivities(deps: DonationActivityDeps) {
           reason === 'campaign-closed' ? FailureType.CampaignClosed : FailureType.Validation,
         );
       }
-      return { status: donation.status };
+      return { status: donation.status, inserted };
     },
 
     /**

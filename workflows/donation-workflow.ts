@@ -89,14 +89,21 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
     return { donationId: input.donationId, status: final, credited: false };
   };
 
+  let recorded;
   try {
-    await recordDonation(input);
+    recorded = await recordDonation(input);
   } catch (error) {
     if (isFailureOfType(error, FailureType.CampaignClosed, FailureType.Validation)) {
       setStatus('FAILED');
       return { donationId: input.donationId, status: 'FAILED', credited: false };
     }
     throw error;
+  }
+  if (!recorded.inserted && !['PENDING', 'AWAITING_PAYMENT'].includes(recorded.status)) {
+    // Decided before: by an earlier run of this workflow (an operator's reset) or, after
+    // Temporal's retention, by a workflow whose history is gone. Nothing is repeated.
+    setStatus(recorded.status);
+    return { donationId: input.donationId, status: recorded.status, credited: false };
   }
 
   let providerReference: string;

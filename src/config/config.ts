@@ -18,10 +18,16 @@ export interface Config {
     readonly namespace: string;
     readonly taskQueue: string;
     readonly uiPort: number;
+    /** How long the edge waits on Temporal before answering 503. */
+    readonly requestTimeoutMs: number;
   };
   readonly dataDir: string;
   readonly lmdbPath: string;
   readonly idempotencyTtlSeconds: number;
+  /** How long a request may hold its key IN_FLIGHT before a retry may take over. */
+  readonly idempotencyLeaseSeconds: number;
+  /** API processes sharing one LMDB environment on this host. */
+  readonly apiProcesses: number;
   /** API clients, by client id, with their bearer secrets. */
   readonly apiKeys: ReadonlyMap<string, string>;
   readonly operatorKeys: ReadonlyMap<string, string>;
@@ -87,10 +93,13 @@ export function loadConfig(source: Env = process.env): Config {
       namespace: reader.string('TEMPORAL_NAMESPACE', 'default'),
       taskQueue: reader.string('TEMPORAL_TASK_QUEUE', 'donations'),
       uiPort: reader.port('TEMPORAL_UI_PORT', 8233),
+      requestTimeoutMs: reader.integer('TEMPORAL_REQUEST_TIMEOUT_MS', 5_000, 100, 60_000),
     },
     dataDir,
     lmdbPath: path.resolve(reader.string('LMDB_PATH', path.join(dataDir, 'idempotency'))),
     idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 86_400, 86_400),
+    idempotencyLeaseSeconds: reader.integer('IDEMPOTENCY_LEASE_SECONDS', 30, 1, 3_600),
+    apiProcesses: reader.integer('API_PROCESSES', 1, 1, 64),
     apiKeys,
     operatorKeys,
     paymentTimeoutSeconds: reader.integer('PAYMENT_TIMEOUT_SECONDS', 900, 1),

@@ -25,7 +25,7 @@ export interface DonationServiceDeps {
   provider: string;
   paymentTimeoutSeconds: number;
   /** How long the edge waits on Temporal before answering 503. */
-  temporalTimeoutMs?: number;
+  temporalTimeoutMs: number;
 }
 
 /** The workflow ID of a donation; operators see it in the Temporal UI. */
@@ -131,7 +131,7 @@ export class DonationService {
   private async withTemporal<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await this.deps.temporal.connection.withDeadline(
-        Date.now() + (this.deps.temporalTimeoutMs ?? 5_000),
+        Date.now() + this.deps.temporalTimeoutMs,
         fn,
       );
     } catch (error) {

@@ -3,6 +3,7 @@ import { DEV_API_KEYS } from '../config/config';
 import { CampaignRepository } from '../campaigns/campaign-repository';
 import { openDatabase } from '../runtime/infrastructure';
 import { runEntry } from '../runtime/entry';
+import { startApiCluster } from '../runtime/api-cluster';
 import { startApi, startSimulator, startWorker } from '../runtime/services';
 import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temporal/dev-server';
 
@@ -46,14 +47,17 @@ runEntry('galang', async (config, log, parts) => {
 
   parts.push(await startSimulator(config));
   parts.push(await startWorker(config, db));
-  const api = await startApi(config, db);
-  parts.push(api);
+  if (config.apiProcesses > 1) {
+    parts.push(await startApiCluster(config.apiProcesses, log));
+  } else {
+    parts.push(await startApi(config, db));
+  }
 
   const [clientId, secret] = (process.env.API_KEYS ? '' : DEV_API_KEYS).split(':');
   const key = `demo-${Date.now()}`;
   say();
   say(`galang is up.`);
-  say(`  API          ${config.publicUrl}`);
+  say(`  API          ${config.publicUrl}  (${config.apiProcesses} process(es))`);
   say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
   say(
     `  Simulator    ${config.simulator.url}  (settles payments after ${config.simulator.autoPayMs} ms)`,

@@ -19,6 +19,7 @@ import { donationRoutes } from '../donations/donation-routes';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 import { WebhookIntake } from '../webhooks/webhook-intake';
 import { webhookRoutes } from '../webhooks/webhook-routes';
+import type { Metrics } from '../observability/metrics';
 import errorHandlerPlugin from './error-handler';
 import { requestIdOf } from './request-id';
 
@@ -30,6 +31,7 @@ export interface AppDependencies {
   idempotencyStore: IdempotencyStore;
   temporal: Client;
   providers: ProviderRegistry;
+  metrics: Metrics;
   /** The provider new donations use. */
   defaultProvider: string;
   logger?: FastifyServerOptions['logger'];
@@ -57,9 +59,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     apiKeys: deps.config.apiKeys,
     operatorKeys: deps.config.operatorKeys,
   });
-  await app.register(idempotencyPlugin, { store: deps.idempotencyStore });
+  await app.register(idempotencyPlugin, {
+    store: deps.idempotencyStore,
+    metrics: deps.metrics.idempotency,
+  });
 
   app.get('/healthz', { config: { auth: 'none' } }, async () => ({ status: 'ok' }));
+  app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  );
   await app.register(donationRoutes, {
     service: new DonationService({
       temporal: deps.temporal,
@@ -68,6 +76,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       taskQueue: deps.config.temporal.taskQueue,
       provider: deps.defaultProvider,
       paymentTimeoutSeconds: deps.config.paymentTimeoutSeconds,
+      temporalTimeoutMs: deps.config.temporal.requestTimeoutMs,
     }),
   });
   await app.register(campaignRoutes, { progress: new ProgressService(campaigns, progressCache) });

@@ -19,7 +19,7 @@ interface RecordBase {
 
 export interface InFlightRecord extends RecordBase {
   status: 'IN_FLIGHT';
-  /** After this instant the claimant is presumed dead; see crash recovery in docs/idempotency.md. */
+  /** After this instant the claimant is presumed dead and a retry may take over. */
   leaseUntil: number;
 }
 
@@ -31,12 +31,29 @@ export interface CompletedRecord extends RecordBase {
 export type IdempotencyRecord = InFlightRecord | CompletedRecord;
 
 export type ClaimResult =
-  { outcome: 'claimed'; claimId: string } | { outcome: 'exists'; record: IdempotencyRecord };
+  | { outcome: 'claimed'; claimId: string }
+  | { outcome: 'exists'; record: IdempotencyRecord }
+  | { outcome: 'lost' };
+
+export interface SweepResult {
+  /** Expired records removed. */
+  removed: number;
+  /** Expired in-flight records kept because their workflow may still be running. */
+  deferred: number;
+  /** Whether the batch was full, so more expired entries may remain. */
+  more: boolean;
+}
 
 export interface IdempotencyStoreOptions {
   path: string;
   ttlSeconds: number;
+  /** How long a claimant may hold IN_FLIGHT before a retry may take over. */
   leaseSeconds?: number;
+  /**
+   * How long past its lease an abandoned IN_FLIGHT record may still belong to a running
+   * workflow; the sweeper keeps it that long. Defaults to one day.
+   */
+  inFlightGraceSeconds?: number;
   /** Injected for tests; milliseconds since the epoch. */
   now?: () => number;
 }
@@ -50,21 +67,28 @@ type ExpiryKey = [number, string];
  *
  * Layout: `records` maps the scoped key to its record; `expiry` is an ordered index
  * `[expiresAt, scopedKey]` so the sweeper reads only what has expired.
+ *
+ * Durability: a claim resolves once its transaction commits (visible to every process, and on
+ * disk as far as a process crash is concerned: LMDB writes through the OS page cache). A
+ * completion additionally waits for the flush to disk, because the client has been told the
+ * outcome and a power cut must not make it forget. See docs/idempotency.md.
  */
 export class IdempotencyStore {
   private readonly root: RootDatabase;
   private readonly records: Database<IdempotencyRecord, string>;
-  private readonly expiry: Database<null, ExpiryKey>;
+  private readonly expiry: Database<true, ExpiryKey>;
   private readonly ttlMs: number;
   private readonly leaseMs: number;
+  private readonly graceMs: number;
   private readonly now: () => number;
 
   constructor(options: IdempotencyStoreOptions) {
     this.root = open({ path: options.path, maxDbs: 4 });
     this.records = this.root.openDB<IdempotencyRecord, string>({ name: 'records' });
-    this.expiry = this.root.openDB<null, ExpiryKey>({ name: 'expiry' });
+    this.expiry = this.root.openDB<true, ExpiryKey>({ name: 'expiry' });
     this.ttlMs = options.ttlSeconds * 1000;
     this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
+    this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
     this.now = options.now ?? Date.now;
   }
 
@@ -75,42 +99,56 @@ export class IdempotencyStore {
   }
 
   /**
-   * Inserts an IN_FLIGHT record and its expiry entry in one write, only if the key is absent.
-   * An expired leftover is replaced inside one write transaction that re-reads it first.
-   * Resolves once committed, i.e. visible to every process on the host.
+   * Inserts an IN_FLIGHT record and its expiry entry in one conditional write, only if the key
+   * is absent. An expired leftover is replaced inside one write transaction that re-reads it.
    */
   async claim(key: string, fingerprint: string): Promise<ClaimResult> {
     const now = this.now();
-    const claimId = randomUUID();
-    const record: InFlightRecord = {
-      status: 'IN_FLIGHT',
-      fingerprint,
-      owner: { pid: process.pid, claimId },
-      createdAt: now,
-      expiresAt: now + this.ttlMs,
-      leaseUntil: now + this.leaseMs,
-    };
+    const record = this.newClaim(fingerprint, now);
     const inserted = await this.records.ifNoExists(key, () => {
       void this.records.put(key, record);
-      void this.expiry.put([record.expiresAt, key], null);
+      void this.expiry.put([record.expiresAt, key], true);
     });
-    if (inserted) return { outcome: 'claimed', claimId };
+    if (inserted) return { outcome: 'claimed', claimId: record.owner.claimId };
 
     return this.records.transaction((): ClaimResult => {
       const existing = this.records.get(key);
       if (existing && existing.expiresAt > now) return { outcome: 'exists', record: existing };
       if (existing) void this.expiry.remove([existing.expiresAt, key]);
       void this.records.put(key, record);
-      void this.expiry.put([record.expiresAt, key], null);
-      return { outcome: 'claimed', claimId };
+      void this.expiry.put([record.expiresAt, key], true);
+      return { outcome: 'claimed', claimId: record.owner.claimId };
     });
   }
 
   /**
-   * Stores the final response, only if our claim still holds. Waits for the flush to disk: a
-   * completed response must survive not only a process kill but a power cut, since the client
-   * has been told the outcome.
+   * Takes over a claim whose lease has passed, only if the record still is that stale claim:
+   * of several retries racing for a dead claimant's key, exactly one wins. The winner must
+   * re-attach to the work by its deterministic identity (the workflow ID), never assume that
+   * nothing was started.
    */
+  takeOver(key: string, staleClaimId: string): Promise<ClaimResult> {
+    const now = this.now();
+    return this.records.transaction((): ClaimResult => {
+      const existing = this.records.get(key);
+      if (
+        existing?.status !== 'IN_FLIGHT' ||
+        existing.owner.claimId !== staleClaimId ||
+        existing.leaseUntil > now
+      ) {
+        return existing ? { outcome: 'exists', record: existing } : { outcome: 'lost' };
+      }
+      const claimId = randomUUID();
+      void this.records.put(key, {
+        ...existing,
+        owner: { pid: process.pid, claimId },
+        leaseUntil: now + this.leaseMs,
+      });
+      return { outcome: 'claimed', claimId };
+    });
+  }
+
+  /** Stores the final response, only if our claim still holds; waits for the flush to disk. */
   async complete(key: string, claimId: string, response: StoredResponse): Promise<boolean> {
     const done = await this.records.transaction(() => {
       const existing = this.records.get(key);
@@ -141,7 +179,66 @@ export class IdempotencyStore {
     });
   }
 
+  /**
+   * Removes up to `batchSize` expired records, walking the expiry index from its oldest entry
+   * up to now, so it never reads live data. One short write transaction per batch; nothing is
+   * held between batches. An expired IN_FLIGHT record still within its grace is re-indexed at
+   * the end of the grace instead of removed.
+   */
+  sweep(batchSize = 1_000): Promise<SweepResult> {
+    const now = this.now();
+    return this.records.transaction((): SweepResult => {
+      let removed = 0;
+      let deferred = 0;
+      let seen = 0;
+      for (const indexKey of this.expiry.getKeys({ end: [now], limit: batchSize })) {
+        seen++;
+        const [expiresAt, key] = indexKey;
+        void this.expiry.remove(indexKey);
+        const record = this.records.get(key);
+        if (record?.expiresAt !== expiresAt) continue;
+        const keepUntil = record.status === 'IN_FLIGHT' ? record.leaseUntil + this.graceMs : 0;
+        if (keepUntil > now) {
+          void this.records.put(key, { ...record, expiresAt: keepUntil });
+          void this.expiry.put([keepUntil, key], true);
+          deferred++;
+        } else {
+          void this.records.remove(key);
+          removed++;
+        }
+      }
+      return { removed, deferred, more: seen === batchSize };
+    });
+  }
+
+  /** Sweeps until nothing expired remains; for the periodic sweeper. */
+  async sweepAll(batchSize = 1_000): Promise<SweepResult> {
+    const total: SweepResult = { removed: 0, deferred: 0, more: false };
+    for (;;) {
+      const batch = await this.sweep(batchSize);
+      total.removed += batch.removed;
+      total.deferred += batch.deferred;
+      if (!batch.more) return total;
+    }
+  }
+
+  /** Counts, for metrics and the benchmark. */
+  stats(): { records: number; indexEntries: number } {
+    return { records: this.records.getCount(), indexEntries: this.expiry.getCount() };
+  }
+
   async close(): Promise<void> {
     await this.root.close();
+  }
+
+  private newClaim(fingerprint: string, now: number): InFlightRecord {
+    return {
+      status: 'IN_FLIGHT',
+      fingerprint,
+      owner: { pid: process.pid, claimId: randomUUID() },
+      createdAt: now,
+      expiresAt: now + this.ttlMs,
+      leaseUntil: now + this.leaseMs,
+    };
   }
 }

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Client } from '@temporalio/client';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
 import type { Db } from '../db/database';
 import { buildApp } from '../http/app';
 import { IdempotencyStore } from '../idempotency/idempotency-store';
+import { startIdempotencySweeper } from '../idempotency/idempotency-sweeper';
 import { CampaignRepository } from '../campaigns/campaign-repository';
 import { ProgressCache } from '../campaigns/progress-cache';
 import { DonationRepository } from '../donations/donation-repository';
+import { createMetrics } from '../observability/metrics';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { createTemporalClient } from '../temporal/temporal-client';
 import { createDonationWorker } from '../temporal/worker';
@@ -24,29 +24,39 @@ export interface ApiHandle extends Running {
   url: string;
 }
 
-/** The HTTP API with its own Redis, LMDB and Temporal client. */
-export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
-  const redis = openRedis(config);
-  const idempotencyStore = new IdempotencyStore({
+/** Opens the edge's LMDB store with the configured TTL and lease. */
+export function openIdempotencyStore(config: Config): IdempotencyStore {
+  return new IdempotencyStore({
     path: config.lmdbPath,
     ttlSeconds: config.idempotencyTtlSeconds,
+    leaseSeconds: config.idempotencyLeaseSeconds,
   });
-  const temporal: Client = createTemporalClient(config.temporal);
+}
+
+/** The HTTP API with its own Redis, LMDB, Temporal client and sweeper. */
+export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
+  const redis = openRedis(config);
+  const idempotencyStore = openIdempotencyStore(config);
+  const temporal = createTemporalClient(config.temporal);
+  const metrics = createMetrics();
   const app = await buildApp({
     config,
     db,
     redis,
     idempotencyStore,
     temporal,
+    metrics,
     providers: createProviders(config),
     defaultProvider: DEFAULT_PROVIDER,
   });
+  const sweeper = startIdempotencySweeper(idempotencyStore, metrics.idempotency, app.log);
   const url = await app.listen({ host: config.host, port: config.port });
   return {
     name: 'api',
     app,
     url,
     async stop() {
+      sweeper.stop();
       await app.close();
       await temporal.connection.close();
       await idempotencyStore.close();
@@ -57,7 +67,7 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
 
 /** The donation worker; resolves once it polls its task queue. */
 export async function startWorker(config: Config, db: Db): Promise<Running> {
-  const redis: Redis = openRedis(config);
+  const redis = openRedis(config);
   const { worker, connection } = await createDonationWorker({
     address: config.temporal.address,
     namespace: config.temporal.namespace,

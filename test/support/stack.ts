@@ -17,6 +17,7 @@ import { createSimulatorProvider } from '../../src/providers/simulator/simulator
 import { PaymentSimulator } from '../../src/providers/simulator/simulator-server';
 import { createTemporalClient } from '../../src/temporal/temporal-client';
 import { createDonationWorker } from '../../src/temporal/worker';
+import { createMetrics } from '../../src/observability/metrics';
 import { testState } from './test-env';
 
 export const CLIENT_SECRET = 'secret-a-123';
@@ -87,6 +88,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     temporal: apiTemporal,
     providers,
     defaultProvider: 'simulator',
+    metrics: createMetrics(),
     logger: false,
   });
   const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,0 +1,57 @@
+import cluster from 'node:cluster';
+import type { Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { Running } from './services';
+
+/**
+ * Runs the API as `count` processes on one port (node:cluster shares the listening socket),
+ * all opening the same LMDB environment. A process that dies is replaced; claims it held are
+ * recovered by the lease takeover, not by the cluster.
+ */
+export async function startApiCluster(
+  count: number,
+  log: Logger,
+): Promise<Running & { url: string }> {
+  cluster.setupPrimary({ exec: require.resolve('../entry/api') });
+  let stopping = false;
+  let url = '';
+
+  const fork = (): Promise<Worker> =>
+    new Promise((resolve, reject) => {
+      const worker = cluster.fork({ GALANG_CLUSTER_WORKER: '1' });
+      worker.once('listening', (address) => {
+        url = `http://${address.address}:${address.port}`;
+        resolve(worker);
+      });
+      worker.once('exit', (code, signal) => {
+        if (stopping) return;
+        log.warn({ pid: worker.process.pid, code, signal }, 'api process died; replacing it');
+        fork().catch(reject);
+      });
+    });
+
+  const workers = await Promise.all(Array.from({ length: count }, fork));
+  log.info({ processes: count, pids: workers.map((w) => w.process.pid) }, 'api cluster up');
+  return {
+    name: 'api-cluster',
+    url,
+    async stop() {
+      stopping = true;
+      await Promise.all(
+        Object.values(cluster.workers ?? {}).map(
+          (worker) =>
+            new Promise<void>((resolve) => {
+              if (!worker || worker.isDead()) {
+                resolve();
+                return;
+              }
+              worker.once('exit', () => {
+                resolve();
+              });
+              worker.process.kill('SIGTERM');
+            }),
+        ),
+      );
+    },
+  };
+}
