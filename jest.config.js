@@ -8,7 +8,10 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', {}] },
+  transform: { '^.+\\.[tj]s$': ['@swc/jest', {}] },
+  // light-my-request (Fastify's inject) requires the ESM-only `cookie`; Node 20 loads it
+  // natively, Jest's module system does not, so it is compiled like our own code.
+  transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/quiet-temporal.ts'],

@@ -1,5 +1,5 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
-import type { WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import type { Logger, WorkerOptions } from '@temporalio/worker';
 import { createDonationActivities } from '../../activities';
 import type { DonationActivityDeps } from '../../activities';
 
@@ -14,17 +14,37 @@ export interface DonationWorkerOptions {
 
 export const workflowsPath = require.resolve('../../workflows');
 
+/** Webpack's build report is noise at start-up; its warnings and errors still show. */
+const bundlerLogger: Logger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message, meta) => {
+    process.stderr.write(`[workflow bundle] ${message} ${JSON.stringify(meta ?? {})}\n`);
+  },
+  error: (message, meta) => {
+    process.stderr.write(`[workflow bundle] ${message} ${JSON.stringify(meta ?? {})}\n`);
+  },
+};
+
+/** Bundles `workflows/` for the sandbox once; the result can be shared by several workers. */
+export async function bundleWorkflows(): Promise<{ code: string }> {
+  return bundleWorkflowCode({ workflowsPath, logger: bundlerLogger });
+}
+
 /** Builds a worker for the donation task queue from its dependencies. */
 export async function createDonationWorker(
   options: DonationWorkerOptions,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const workflowBundle = options.workflowBundle ?? (await bundleWorkflows());
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: createDonationActivities(options.deps),
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    workflowBundle,
   });
   return { worker, connection };
 }

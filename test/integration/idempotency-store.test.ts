@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,5 +69,105 @@ describe('LMDB idempotency store', () => {
     const again = await store.claim('k', 'other');
     expect(again.outcome).toBe('claimed');
     expect(store.get('k')).toMatchObject({ status: 'IN_FLIGHT', fingerprint: 'other' });
+  });
+});
+
+describe('LMDB idempotency sweeper', () => {
+  let dir: string;
+  let now: number;
+  let store: IdempotencyStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'galang-sweep-'));
+    now = 10_000_000;
+    store = new IdempotencyStore({
+      path: dir,
+      ttlSeconds: 60,
+      leaseSeconds: 5,
+      inFlightGraceSeconds: 600,
+      now: () => now,
+    });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function completed(key: string) {
+    const claim = await store.claim(key, 'fp');
+    if (claim.outcome !== 'claimed') throw new Error('not claimed');
+    await store.complete(key, claim.claimId, response);
+  }
+
+  it('removes expired completed records and their index entries, keeps live ones', async () => {
+    for (let i = 0; i < 25; i++) await completed(`old-${i}`);
+    now += 30_000;
+    await completed('young');
+    now += 31_000; // the old ones are 61 s old, 'young' 31 s
+    const result = await store.sweepAll(10);
+    expect(result).toMatchObject({ removed: 25, deferred: 0 });
+    expect(store.stats()).toEqual({ records: 1, indexEntries: 1 });
+    expect(store.get('young')?.status).toBe('COMPLETED');
+  });
+
+  it('sweeps in bounded batches and reports when more remain', async () => {
+    for (let i = 0; i < 7; i++) await completed(`k-${i}`);
+    now += 61_000;
+    expect(await store.sweep(5)).toMatchObject({ removed: 5, more: true });
+    expect(await store.sweep(5)).toMatchObject({ removed: 2, more: false });
+  });
+
+  it('keeps an expired in-flight record while its workflow may still run, then removes it', async () => {
+    await store.claim('abandoned', 'fp');
+    now += 61_000;
+    expect(store.get('abandoned')).toBeUndefined();
+    expect(await store.sweepAll()).toMatchObject({ removed: 0, deferred: 1 });
+    expect(store.stats().records).toBe(1);
+    now += 600_000;
+    expect(await store.sweepAll()).toMatchObject({ removed: 1, deferred: 0 });
+    expect(store.stats()).toEqual({ records: 0, indexEntries: 0 });
+  });
+
+  it('lets only one of several retries take over a dead claim, and only after its lease', async () => {
+    const claim = await store.claim('k', 'fp');
+    if (claim.outcome !== 'claimed') throw new Error('not claimed');
+    expect((await store.takeOver('k', claim.claimId)).outcome).toBe('exists');
+    now += 6_000;
+    const racers = await Promise.all([1, 2, 3].map(() => store.takeOver('k', claim.claimId)));
+    expect(racers.filter((r) => r.outcome === 'claimed')).toHaveLength(1);
+    expect(await store.complete('k', claim.claimId, response)).toBe(false);
+  });
+});
+
+describe('LMDB durability', () => {
+  it('keeps a completed response when the process is killed right after completing', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-durable-'));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, '../support/complete-and-hang.ts'), dir, 'k'],
+      { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('completed')) resolve();
+      });
+      child.once('exit', (code) => {
+        reject(new Error(`child exited early with ${code}`));
+      });
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+
+    const reopened = new IdempotencyStore({ path: dir, ttlSeconds: 86_400 });
+    try {
+      expect(reopened.get('k')).toMatchObject({
+        status: 'COMPLETED',
+        response: { statusCode: 202, body: '{"ok":true}' },
+      });
+    } finally {
+      await reopened.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,23 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { startDevServer } from '../../src/temporal/dev-server';
-import { workflowsPath } from '../../src/temporal/worker';
+import { bundleWorkflows } from '../../src/temporal/worker';
 import { TEST_STATE_VARIABLE } from './test-env';
 import type { TestState } from './test-env';
-
-const silent = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
 /**
  * Starts what the tests share: a Temporal dev server on test ports (in memory, fresh each run),
@@ -48,7 +38,7 @@ export default async function globalSetup(): Promise<void> {
   await migrateToLatest(db);
   await db.destroy();
 
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: silent });
+  const bundle = await bundleWorkflows();
   const workflowBundlePath = path.join(stateDir, 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, bundle.code);
 

@@ -40,6 +40,10 @@ export interface StackOptions {
   /** Simulator settles payments after this delay; -1 leaves them for the test to settle. */
   autoPayMs?: number;
   paymentTimeoutSeconds?: number;
+  /** Another Temporal server than the shared one (a test that stops its server). */
+  temporalAddress?: string;
+  /** Extra environment for the config, e.g. a short Temporal request timeout. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -55,13 +59,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     DATABASE_URL: state.databaseUrl,
     REDIS_URL: state.redisUrl,
     REDIS_KEY_PREFIX: state.redisKeyPrefix,
-    TEMPORAL_ADDRESS: state.temporalAddress,
+    TEMPORAL_ADDRESS: options.temporalAddress ?? state.temporalAddress,
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     LMDB_PATH: lmdbDir,
     API_KEYS: `client-a:${CLIENT_SECRET},client-b:${OTHER_CLIENT_SECRET}`,
     OPERATOR_KEYS: `ops:${OPERATOR_SECRET}`,
     PAYMENT_TIMEOUT_SECONDS: String(options.paymentTimeoutSeconds ?? 60),
     SIMULATOR_WEBHOOK_SECRET: DEV_SIMULATOR_SECRET,
+    ...options.env,
   });
 
   const db = createDatabase({ connectionString: config.databaseUrl, max: 5 });
