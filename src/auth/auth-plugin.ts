@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import { bearerToken, createKeyAuthenticator } from './key-authenticator';
 
@@ -23,32 +23,53 @@ export interface AuthPluginOptions {
 }
 
 /**
- * Authenticates bearer keys in `onRequest`, before anything is parsed or stored. Routes declare
- * their requirement; a route that declares none is refused, so forgetting is never open access.
+ * Authenticates bearer keys in `onRequest`, before anything is parsed or stored. Each route
+ * declares its requirement, and the check is attached to the route when it is registered, so
+ * a request pays for exactly its route's check. A route that declares nothing is refused:
+ * forgetting is never open access.
  */
 const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app, options) => {
   const client = createKeyAuthenticator(options.apiKeys);
   const operator = createKeyAuthenticator(options.operatorKeys);
   app.decorateRequest('principal', undefined);
 
-  app.addHook('onRequest', async (request) => {
-    const requirement = request.routeOptions.config.auth;
-    if (requirement === 'none') return;
-    if (requirement === undefined) throw new AppError('not-found');
+  const authenticate = (request: FastifyRequest, requirement: AuthRequirement): Principal => {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) throw new AppError('unauthorized');
     const clientId = client(token);
     const operatorId = operator(token);
-    if (operatorId !== undefined && requirement !== 'client') {
-      request.principal = { kind: 'operator', id: operatorId };
-    } else if (clientId !== undefined && requirement !== 'operator') {
-      request.principal = { kind: 'client', id: clientId };
-    } else if (clientId !== undefined || operatorId !== undefined) {
-      throw new AppError('forbidden');
-    } else {
-      throw new AppError('unauthorized');
-    }
+    if (operatorId !== undefined && requirement !== 'client')
+      return { kind: 'operator', id: operatorId };
+    if (clientId !== undefined && requirement !== 'operator')
+      return { kind: 'client', id: clientId };
+    throw new AppError(
+      clientId !== undefined || operatorId !== undefined ? 'forbidden' : 'unauthorized',
+    );
+  };
+
+  app.addHook('onRoute', (route) => {
+    const requirement = route.config?.auth;
+    if (requirement === 'none') return;
+    const hook: onRequestHookHandler =
+      requirement === undefined
+        ? (_request, _reply, done) => {
+            done(new AppError('not-found'));
+          }
+        : (request, _reply, done) => {
+            try {
+              request.principal = authenticate(request, requirement);
+              done();
+            } catch (error) {
+              done(error as AppError);
+            }
+          };
+    route.onRequest = [...toArray(route.onRequest), hook];
   });
 };
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
 
 export default fp(authPlugin, { name: 'auth' });

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /**
  * Maps a bearer secret to its owner's id. Secrets are compared as SHA-256 digests with

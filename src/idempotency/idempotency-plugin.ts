@@ -1,5 +1,14 @@
+import { hash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  onRequestAbortAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+  preValidationAsyncHookHandler,
+} from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import type { IdempotencyMetrics } from '../observability/metrics';
 import { fingerprint } from './fingerprint';
@@ -14,13 +23,18 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     idempotency: IdempotencyContext | undefined;
+    /** The JSON body as received; its digest spares re-canonicalizing an identical retry. */
+    rawJson: string | undefined;
   }
 }
 
 export interface IdempotencyContext {
   scope: IdempotencyScope;
   key: string;
-  fingerprint: string;
+  /** SHA-256 of the exact body bytes. */
+  rawDigest: string;
+  /** SHA-256 of the canonical body; computed only when the raw digest does not decide. */
+  fingerprint: string | undefined;
   /** A dead claimant's claim this request will try to take over. */
   staleClaimId?: string;
   /** Our claim, once acquired; cleared when completed or released. */
@@ -41,20 +55,42 @@ function isCacheable(statusCode: number): boolean {
   return statusCode >= 400 && statusCode < 500 && ![408, 409, 425, 429].includes(statusCode);
 }
 
+/** The canonical fingerprint, computed once per request. */
+function canonicalOf(context: IdempotencyContext, body: unknown): string {
+  if (context.fingerprint === undefined) {
+    try {
+      context.fingerprint = fingerprint(body);
+    } catch {
+      throw new AppError('validation-failed', { detail: 'The body cannot be fingerprinted.' });
+    }
+  }
+  return context.fingerprint;
+}
+
 /**
- * Idempotent POSTs, in three steps:
- * - preValidation: parse the key (before any store access), fingerprint the parsed body and
- *   answer from a live record with one LMDB read: replay, 409 or 422. Replays skip validation.
+ * Idempotent POSTs. The hooks are attached only to routes with `config.idempotent`, at
+ * registration, so other routes pay nothing:
+ * - preValidation: parse the key (before any store access) and answer from a live record with
+ *   one LMDB read: replay, 409 or 422. A replay skips body validation.
  * - preHandler (body valid): claim the key in one conditional write, or take over the claim of
  *   a process that died holding it.
  * - onSend: store a final answer and flush it, or release the claim after a transient failure.
+ *
+ * "Same request" means the same canonical body (sorted keys, normalized numbers and strings).
+ * A retry with byte-identical bytes is recognized by the raw digest alone, the common case.
  */
 const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (app, options) => {
   const { store, metrics } = options;
   app.decorateRequest('idempotency', undefined);
+  app.decorateRequest('rawJson', undefined);
 
-  app.addHook('preValidation', async (request, reply) => {
-    if (!request.routeOptions.config.idempotent) return;
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawJson = body as string;
+    void parseJson(request, body as string, done);
+  });
+
+  const preValidation: preValidationAsyncHookHandler = async (request, reply) => {
     const principal = request.principal;
     if (!principal) throw new AppError('unauthorized');
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
@@ -64,36 +100,37 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       route: request.routeOptions.url ?? request.url,
       key,
     };
-    let print: string;
-    try {
-      print = fingerprint(request.body);
-    } catch {
-      throw new AppError('validation-failed', { detail: 'The body cannot be fingerprinted.' });
-    }
-    const context: IdempotencyContext = { scope, key: scopedKey(scope), fingerprint: print };
+    const context: IdempotencyContext = {
+      scope,
+      key: scopedKey(scope),
+      rawDigest: hash('sha256', request.rawJson ?? '', 'base64url'),
+      fingerprint: undefined,
+    };
     request.idempotency = context;
     const existing = store.get(context.key);
-    if (existing) return answerExisting(context, existing, reply);
-  });
+    if (existing) return answerExisting(request, reply, existing);
+  };
 
-  app.addHook('preHandler', async (request, reply) => {
+  const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
     const context = request.idempotency;
     if (!context) return;
+    const print = canonicalOf(context, request.body);
     let result: ClaimResult = context.staleClaimId
       ? await store.takeOver(context.key, context.staleClaimId)
-      : await store.claim(context.key, context.fingerprint);
+      : await store.claim(context.key, print, context.rawDigest);
     // The record vanished between our read and our write (its owner released it): claim anew.
-    if (result.outcome === 'lost') result = await store.claim(context.key, context.fingerprint);
+    if (result.outcome === 'lost')
+      result = await store.claim(context.key, print, context.rawDigest);
     if (result.outcome === 'claimed') {
       context.claimId = result.claimId;
       (context.staleClaimId ? metrics.recoveries : metrics.claims).inc();
       return;
     }
-    if (result.outcome === 'exists') return answerExisting(context, result.record, reply, true);
+    if (result.outcome === 'exists') return answerExisting(request, reply, result.record, true);
     throw new AppError('idempotency-key-in-use', { retryAfter: 1 });
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     const context = request.idempotency;
     if (!context?.claimId) return payload;
     const { claimId } = context;
@@ -114,12 +151,20 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       metrics.releases.inc();
     }
     return payload;
-  });
+  };
 
   // A client that hangs up mid-request must not leave its key claimed until the lease ends.
-  app.addHook('onRequestAbort', async (request: FastifyRequest) => {
+  const onRequestAbort: onRequestAbortAsyncHookHandler = async (request) => {
     const context = request.idempotency;
     if (context?.claimId) await store.release(context.key, context.claimId);
+  };
+
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    route.preValidation = [...toArray(route.preValidation), preValidation];
+    route.preHandler = [...toArray(route.preHandler), preHandler];
+    route.onSend = [...toArray(route.onSend), onSend];
+    route.onRequestAbort = [...toArray(route.onRequestAbort), onRequestAbort];
   });
 
   /**
@@ -127,12 +172,16 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
    * reply when it has answered, so the hook chain stops.
    */
   function answerExisting(
-    context: IdempotencyContext,
-    record: IdempotencyRecord,
+    request: FastifyRequest,
     reply: FastifyReply,
+    record: IdempotencyRecord,
     afterClaimAttempt = false,
   ): FastifyReply | undefined {
-    if (record.fingerprint !== context.fingerprint) {
+    const context = request.idempotency as IdempotencyContext;
+    const same =
+      record.rawDigest === context.rawDigest ||
+      record.fingerprint === canonicalOf(context, request.body);
+    if (!same) {
       metrics.mismatches.inc();
       throw new AppError('idempotency-key-mismatch');
     }
@@ -156,5 +205,10 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       .send(response.body);
   }
 };
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
 
 export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['auth'] });

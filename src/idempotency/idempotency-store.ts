@@ -10,7 +10,10 @@ export interface StoredResponse {
 }
 
 interface RecordBase {
+  /** SHA-256 of the canonical request body. */
   fingerprint: string;
+  /** SHA-256 of the body bytes as first received; a byte-identical retry matches on it alone. */
+  rawDigest: string;
   /** Which process and which claim wrote it; complete/release must present the claim id. */
   owner: { pid: number; claimId: string };
   createdAt: number;
@@ -84,7 +87,13 @@ export class IdempotencyStore {
 
   constructor(options: IdempotencyStoreOptions) {
     this.root = open({ path: options.path, maxDbs: 4 });
-    this.records = this.root.openDB<IdempotencyRecord, string>({ name: 'records' });
+    // Decoded records are cached (a replay reads without decoding) and share msgpack
+    // structures (a claim encodes faster); both measured in docs/benchmarks.md.
+    this.records = this.root.openDB<IdempotencyRecord, string>({
+      name: 'records',
+      cache: true,
+      sharedStructuresKey: Symbol.for('galang.idempotency.structures'),
+    });
     this.expiry = this.root.openDB<true, ExpiryKey>({ name: 'expiry' });
     this.ttlMs = options.ttlSeconds * 1000;
     this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
@@ -102,9 +111,9 @@ export class IdempotencyStore {
    * Inserts an IN_FLIGHT record and its expiry entry in one conditional write, only if the key
    * is absent. An expired leftover is replaced inside one write transaction that re-reads it.
    */
-  async claim(key: string, fingerprint: string): Promise<ClaimResult> {
+  async claim(key: string, fingerprint: string, rawDigest = ''): Promise<ClaimResult> {
     const now = this.now();
-    const record = this.newClaim(fingerprint, now);
+    const record = this.newClaim(fingerprint, rawDigest, now);
     const inserted = await this.records.ifNoExists(key, () => {
       void this.records.put(key, record);
       void this.expiry.put([record.expiresAt, key], true);
@@ -156,6 +165,7 @@ export class IdempotencyStore {
       const completed: CompletedRecord = {
         status: 'COMPLETED',
         fingerprint: existing.fingerprint,
+        rawDigest: existing.rawDigest,
         owner: existing.owner,
         createdAt: existing.createdAt,
         expiresAt: existing.expiresAt,
@@ -231,10 +241,11 @@ export class IdempotencyStore {
     await this.root.close();
   }
 
-  private newClaim(fingerprint: string, now: number): InFlightRecord {
+  private newClaim(fingerprint: string, rawDigest: string, now: number): InFlightRecord {
     return {
       status: 'IN_FLIGHT',
       fingerprint,
+      rawDigest,
       owner: { pid: process.pid, claimId: randomUUID() },
       createdAt: now,
       expiresAt: now + this.ttlMs,

@@ -1,0 +1,98 @@
+import { hash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../src/config/config';
+import { createDatabase } from '../src/db/database';
+import { buildApp } from '../src/http/app';
+import { fingerprint } from '../src/idempotency/fingerprint';
+import { scopedKey } from '../src/idempotency/idempotency-key';
+import { IdempotencyStore } from '../src/idempotency/idempotency-store';
+import { createMetrics } from '../src/observability/metrics';
+import { createTemporalClient } from '../src/temporal/temporal-client';
+
+/**
+ * Servers for the route benchmark, each in its own process so the load generator does not share
+ * its event loop: `bare` is a plain Fastify POST route answering the same JSON; `full` is
+ * galang's real app answering a replay of a completed key.
+ */
+export const BENCH_SECRET = 'bench-secret-1';
+export const BENCH_KEY = 'bench-replay-key';
+export const benchBody = {
+  campaignId: 'demo',
+  amount: 50_000,
+  currency: 'IDR',
+  donor: { name: 'Ani', email: 'ani@example.com', anonymous: false },
+  message: 'Semangat!',
+  paymentMethod: 'qris',
+};
+export const benchAnswerObject = {
+  id: '1b4e28ba-2fa1-81d2-883f-0016d3cca427',
+  status: 'PENDING',
+  campaignId: 'demo',
+  amount: 50_000,
+  currency: 'IDR',
+  links: { self: '/v1/donations/1b4e28ba-2fa1-81d2-883f-0016d3cca427' },
+};
+export const benchAnswer = JSON.stringify(benchAnswerObject);
+
+async function main(): Promise<void> {
+  const [kind = 'bare'] = process.argv.slice(2);
+  if (kind === 'bare') {
+    const app = Fastify({ logger: false });
+    // What a plain handler does: return the object, Fastify serializes it.
+    app.post('/v1/donations', async (_request, reply) => reply.code(202).send(benchAnswerObject));
+    report(await app.listen({ port: 0, host: '127.0.0.1' }));
+    return;
+  }
+  const lmdbPath = mkdtempSync(path.join(os.tmpdir(), 'galang-bench-route-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    API_KEYS: `bench:${BENCH_SECRET}`,
+    LMDB_PATH: lmdbPath,
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+  });
+  const store = new IdempotencyStore({ path: lmdbPath, ttlSeconds: 86_400 });
+  const key = scopedKey({
+    clientId: 'bench',
+    method: 'POST',
+    route: '/v1/donations',
+    key: BENCH_KEY,
+  });
+  // Seeded as the original request would have left it: canonical and raw digests of the body.
+  const claim = await store.claim(
+    key,
+    fingerprint(benchBody),
+    hash('sha256', JSON.stringify(benchBody), 'base64url'),
+  );
+  if (claim.outcome !== 'claimed') throw new Error('could not seed the replay');
+  await store.complete(key, claim.claimId, {
+    statusCode: 202,
+    headers: { 'content-type': 'application/json; charset=utf-8', location: '/v1/donations/x' },
+    body: benchAnswer,
+  });
+  const app = await buildApp({
+    config,
+    // Never touched on the replay path; present because the app is the real one.
+    db: createDatabase({ connectionString: config.databaseUrl, max: 1 }),
+    redis: new Redis(config.redisUrl, { lazyConnect: true }),
+    idempotencyStore: store,
+    temporal: createTemporalClient(config.temporal),
+    metrics: createMetrics(),
+    providers: new Map(),
+    defaultProvider: 'simulator',
+    logger: false,
+  });
+  report(await app.listen({ port: 0, host: '127.0.0.1' }));
+}
+
+function report(url: string): void {
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+}
+
+if (require.main === module) {
+  process.once('SIGINT', () => process.exit(0));
+  void main();
+}

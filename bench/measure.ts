@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+
+/** Latency percentiles of a set of samples, in milliseconds. */
+export function percentiles(samplesMs: number[]): { p50: number; p99: number } {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+export interface OpResult {
+  opsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/**
+ * Runs `op` `total` times with `inFlight` calls outstanding at once, timing each call.
+ * Throughput is total / wall time.
+ */
+export async function measureOps(
+  total: number,
+  inFlight: number,
+  op: (i: number) => unknown,
+): Promise<OpResult> {
+  const samples: number[] = [];
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t0 = process.hrtime.bigint();
+        await op(i);
+        samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { opsPerSecond: total / seconds, ...percentiles(samples) };
+}
+
+export interface HttpResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+export async function loadTest(options: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  pipelining: number;
+  seconds: number;
+}): Promise<HttpResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: 'POST',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections,
+    pipelining: options.pipelining,
+    duration: options.seconds,
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Starts a bench server process and returns its URL once it listens. */
+export async function startServer(kind: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'bench-servers.ts'), kind],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: 'silent' } },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
+      resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => {
+      reject(new Error(`bench server exited with ${code}`));
+    });
+  });
+  return { url, child };
+}
