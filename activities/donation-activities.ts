@@ -2,11 +2,20 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { CampaignRepository } from '../src/campaigns/campaign-repository';
 import { acceptsDonations } from '../src/campaigns/campaign-repository';
 import type { ProgressCache } from '../src/campaigns/progress-cache';
-import type { DonationInput, FinalFailureStatus } from '../src/donations/donation';
-import type { ConfirmResult, DonationRepository } from '../src/donations/donation-repository';
-import type { PaymentAction, ProviderRegistry } from '../src/providers/payment-provider';
-import { ProviderRejected } from '../src/providers/http-json';
 import type { DonationStatus } from '../src/db/schema';
+import type { DonationInput, FinalFailureStatus } from '../src/donations/donation';
+import type {
+  ConfirmResult,
+  DonationRepository,
+  ReversalKind,
+  ReversalResult,
+} from '../src/donations/donation-repository';
+import { ProviderRejected } from '../src/providers/http-json';
+import type {
+  PaymentAction,
+  PaymentSnapshot,
+  ProviderRegistry,
+} from '../src/providers/payment-provider';
 import { FailureType } from '../workflows/failure-types';
 import type { PaymentEvent } from '../workflows/payment-event';
 
@@ -17,12 +26,20 @@ export interface DonationActivityDeps {
   progressCache: ProgressCache;
 }
 
+export interface RefundRequestInput {
+  donationId: string;
+  provider: string;
+  providerReference: string;
+  amount: number;
+  reason: string;
+}
+
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /**
  * The donation workflow's side effects. Each one may run more than once (retries, worker
- * crashes, an operator's reset in the Temporal UI) and must leave the same result as running
- * once: see docs/architecture.md, "Reset safety".
+ * crashes, an operator's reset in the Temporal UI) and leaves the same result as running once:
+ * see docs/architecture.md, "Where exactly-once comes from".
  */
 export function createDonationActivities(deps: DonationActivityDeps) {
   const provider = (name: string) => {
@@ -34,8 +51,8 @@ export function createDonationActivities(deps: DonationActivityDeps) {
 
   return {
     /**
-     * Inserts the donation once. The campaign is checked only when this call inserted the row,
-     * so re-running it after the campaign closed (a reset) does not fail a paid donation.
+     * Inserts the donation once. The campaign is checked only by the call that inserted the
+     * row, so re-running it after the campaign closed (a reset) does not fail a paid donation.
      */
     async recordDonation(
       input: DonationInput,
@@ -62,7 +79,7 @@ export function createDonationActivities(deps: DonationActivityDeps) {
       }
       const donation = await deps.donations.findById(input.donationId);
       if (!donation) throw new Error(`Donation ${input.donationId} vanished after insert`);
-      if (donation.status === 'FAILED') {
+      if (donation.status === 'FAILED' && donation.failureReason !== 'payment-declined') {
         const reason = donation.failureReason ?? 'failed';
         throw ApplicationFailure.nonRetryable(
           `Donation refused: ${reason}`,
@@ -96,10 +113,9 @@ export function createDonationActivities(deps: DonationActivityDeps) {
         return { providerReference: created.providerReference, action: created.action };
       } catch (error) {
         if (error instanceof ProviderRejected) {
-          const declined = error.status === 402;
           throw ApplicationFailure.nonRetryable(
             error.message,
-            declined ? FailureType.PaymentDeclined : FailureType.Validation,
+            error.status === 402 ? FailureType.PaymentDeclined : FailureType.Validation,
           );
         }
         throw error;
@@ -110,18 +126,56 @@ export function createDonationActivities(deps: DonationActivityDeps) {
       providerName: string,
       providerReference: string,
     ): Promise<PaymentEvent> {
-      const snapshot = await provider(providerName).fetchStatus(providerReference);
-      return {
-        eventKey: `status:${providerReference}:${snapshot.status}`,
-        status: snapshot.status,
-        amount: snapshot.amount,
-        currency: snapshot.currency,
-        occurredAt: new Date().toISOString(),
-      };
+      return asEvent(await provider(providerName).fetchStatus(providerReference), 'status');
+    },
+
+    /**
+     * Cancels an unpaid payment at the provider so the donor can no longer pay it. If the
+     * provider refuses because the payment was paid meanwhile, its current state is returned
+     * instead, and the workflow credits it.
+     */
+    async cancelPayment(providerName: string, providerReference: string): Promise<PaymentEvent> {
+      const gateway = provider(providerName);
+      try {
+        return asEvent(await gateway.cancel(providerReference), 'cancel');
+      } catch (error) {
+        if (error instanceof ProviderRejected) {
+          return asEvent(await gateway.fetchStatus(providerReference), 'status');
+        }
+        throw error;
+      }
+    },
+
+    /** Refunds at the provider under `<donation id>:refund`: a re-run never refunds twice. */
+    async refundPayment(request: RefundRequestInput): Promise<PaymentEvent> {
+      try {
+        return asEvent(
+          await provider(request.provider).refund({
+            idempotencyKey: `${request.donationId}:refund`,
+            providerReference: request.providerReference,
+            amount: request.amount,
+            reason: request.reason,
+          }),
+          'refund',
+        );
+      } catch (error) {
+        if (error instanceof ProviderRejected) {
+          throw ApplicationFailure.nonRetryable(error.message, FailureType.Validation);
+        }
+        throw error;
+      }
     },
 
     async confirmDonation(donationId: string): Promise<ConfirmResult> {
       return deps.donations.confirm(donationId);
+    },
+
+    async recordReversal(
+      donationId: string,
+      kind: ReversalKind,
+      amount: number,
+    ): Promise<ReversalResult> {
+      return deps.donations.reverse(donationId, kind, amount);
     },
 
     async failDonation(
@@ -139,3 +193,13 @@ export function createDonationActivities(deps: DonationActivityDeps) {
 }
 
 export type DonationActivities = ReturnType<typeof createDonationActivities>;
+
+function asEvent(snapshot: PaymentSnapshot, source: string): PaymentEvent {
+  return {
+    eventKey: `${source}:${snapshot.providerReference}:${snapshot.status}`,
+    status: snapshot.status,
+    amount: snapshot.amount,
+    currency: snapshot.currency,
+    occurredAt: new Date().toISOString(),
+  };
+}

@@ -110,6 +110,7 @@ async function storeBenchmark(): Promise<void> {
     connectionString: `postgres://postgres@127.0.0.1:5432/${database}`,
     max: 20,
   });
+  pool.on('error', () => undefined);
   await pool.query(
     'CREATE TABLE idem (key text PRIMARY KEY, record jsonb NOT NULL, expires_at timestamptz NOT NULL)',
   );

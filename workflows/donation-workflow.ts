@@ -1,9 +1,12 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   condition,
   defineQuery,
   defineSignal,
+  defineUpdate,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -11,9 +14,10 @@ import {
 import type { DonationActivities } from '../activities';
 import type { DonationStatus } from '../src/db/schema';
 import type { DonationInput } from '../src/donations/donation';
+import type { PaymentAction } from '../src/providers/payment-provider';
 import { FailureType, nonRetryableErrorTypes } from './failure-types';
 import { isSettled, reducePayment } from './payment-event';
-import type { PaymentEvent } from './payment-event';
+import type { PaymentEvent, PaymentStatus } from './payment-event';
 import { DonationStatusAttribute } from './search-attributes';
 
 /** A provider notification, delivered by the webhook intake. */
@@ -22,6 +26,7 @@ export const paymentEventSignal = defineSignal<[PaymentEvent]>('paymentEvent');
 export interface DonationState {
   status: DonationStatus;
   providerReference: string | undefined;
+  action: PaymentAction | undefined;
   payment: PaymentEvent | undefined;
   /** What happened, in order, including events that were ignored as duplicates or stale. */
   timeline: { at: string; event: string; detail?: string }[];
@@ -29,22 +34,40 @@ export interface DonationState {
 
 export const getStateQuery = defineQuery<DonationState>('getState');
 
+export interface PaymentActionResult {
+  donationId: string;
+  status: DonationStatus;
+  action: PaymentAction;
+}
+
+/**
+ * The edge's early return: completes as soon as the provider has created the payment, with what
+ * the donor must do to pay. Fails with the activity's typed failure if creation was refused.
+ */
+export const paymentActionUpdate = defineUpdate<PaymentActionResult>('paymentAction');
+
 export interface DonationOutcome {
   donationId: string;
   status: DonationStatus;
   credited: boolean;
 }
 
-const { recordDonation, createPayment, fetchPaymentStatus, confirmDonation, failDonation } =
-  proxyActivities<DonationActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      nonRetryableErrorTypes,
-    },
-  });
+const retry = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  nonRetryableErrorTypes,
+};
+
+const {
+  recordDonation,
+  createPayment,
+  fetchPaymentStatus,
+  cancelPayment,
+  confirmDonation,
+  recordReversal,
+  failDonation,
+} = proxyActivities<DonationActivities>({ startToCloseTimeout: '30 seconds', retry });
 
 /** Cache invalidation is best effort: the TTL bounds staleness if Redis is away. */
 const { invalidateCampaignCache } = proxyActivities<DonationActivities>({
@@ -52,18 +75,33 @@ const { invalidateCampaignCache } = proxyActivities<DonationActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 
+const REVERSALS: Partial<Record<PaymentStatus, 'REFUND' | 'CHARGEBACK'>> = {
+  REFUNDED: 'REFUND',
+  PARTIALLY_REFUNDED: 'REFUND',
+  CHARGED_BACK: 'CHARGEBACK',
+};
+
 /**
  * One donation's whole life: record, create the payment, wait for the provider, credit exactly
  * once. The workflow ID derives from the client's idempotency scope, so a retried request can
- * never start a second one.
+ * never start a second one. See docs/donation-lifecycle.md.
  */
 export async function donationWorkflow(input: DonationInput): Promise<DonationOutcome> {
+  const result = await runDonation(input);
+  // Let a waiting paymentAction update answer before the workflow closes.
+  await condition(allHandlersFinished);
+  return result;
+}
+
+async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   const state: DonationState = {
     status: 'PENDING',
     providerReference: undefined,
+    action: undefined,
     payment: undefined,
     timeline: [],
   };
+  let creationFailure: ApplicationFailure | undefined;
   const note = (event: string, detail?: string) => {
     state.timeline.push({ at: new Date().toISOString(), event, ...(detail ? { detail } : {}) });
   };
@@ -72,6 +110,11 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
     upsertSearchAttributes([{ key: DonationStatusAttribute, value: status }]);
     note(`status:${status}`);
   };
+  const outcome = (status: DonationStatus, credited = false): DonationOutcome => ({
+    donationId: input.donationId,
+    status,
+    credited,
+  });
 
   setHandler(paymentEventSignal, (event) => {
     const next = reducePayment(state.payment, event);
@@ -79,41 +122,46 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
     state.payment = next;
   });
   setHandler(getStateQuery, () => state);
+  setHandler(paymentActionUpdate, async () => {
+    await condition(() => state.action !== undefined || creationFailure !== undefined);
+    if (state.action === undefined) throw creationFailure ?? ApplicationFailure.create({});
+    return { donationId: input.donationId, status: state.status, action: state.action };
+  });
 
   const finish = async (
     status: 'FAILED' | 'EXPIRED' | 'CANCELED' | 'NEEDS_REVIEW',
     reason: string,
   ): Promise<DonationOutcome> => {
-    const final = await failDonation(input.donationId, status, reason);
-    setStatus(final);
-    return { donationId: input.donationId, status: final, credited: false };
+    setStatus(await failDonation(input.donationId, status, reason));
+    return outcome(state.status);
   };
 
   let recorded;
   try {
     recorded = await recordDonation(input);
   } catch (error) {
-    if (isFailureOfType(error, FailureType.CampaignClosed, FailureType.Validation)) {
-      setStatus('FAILED');
-      return { donationId: input.donationId, status: 'FAILED', credited: false };
-    }
-    throw error;
+    creationFailure = failureOfType(error, FailureType.CampaignClosed, FailureType.Validation);
+    if (!creationFailure) throw error;
+    setStatus('FAILED');
+    return outcome('FAILED');
   }
   if (!recorded.inserted && !['PENDING', 'AWAITING_PAYMENT'].includes(recorded.status)) {
     // Decided before: by an earlier run of this workflow (an operator's reset) or, after
     // Temporal's retention, by a workflow whose history is gone. Nothing is repeated.
     setStatus(recorded.status);
-    return { donationId: input.donationId, status: recorded.status, credited: false };
+    creationFailure = ApplicationFailure.nonRetryable('Donation already decided', 'AlreadyDecided');
+    return outcome(recorded.status);
   }
 
   let providerReference: string;
   try {
-    ({ providerReference } = await createPayment(input));
+    const created = await createPayment(input);
+    providerReference = created.providerReference;
+    state.action = created.action;
   } catch (error) {
-    if (isFailureOfType(error, FailureType.PaymentDeclined, FailureType.Validation)) {
-      return finish('FAILED', 'payment-declined');
-    }
-    throw error;
+    creationFailure = failureOfType(error, FailureType.PaymentDeclined, FailureType.Validation);
+    if (!creationFailure) throw error;
+    return finish('FAILED', 'payment-declined');
   }
   state.providerReference = providerReference;
   setStatus('AWAITING_PAYMENT');
@@ -129,6 +177,14 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
       state.payment,
       await fetchPaymentStatus(input.provider, providerReference),
     );
+    if (!state.payment || !isSettled(state.payment.status)) {
+      // Still unpaid: close the payment at the provider first, so it cannot be paid after we
+      // give up. If it was paid in the meantime, the provider says so and we credit it.
+      state.payment = reducePayment(
+        state.payment,
+        await cancelPayment(input.provider, providerReference),
+      );
+    }
   }
 
   const payment = state.payment;
@@ -145,26 +201,34 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
       }
       const confirmed = await confirmDonation(input.donationId);
       setStatus(confirmed.status);
+      const reversal = REVERSALS[payment.status];
+      if (reversal && patched('reverse-after-confirm')) {
+        // Refunded or charged back before we even confirmed: credit, then reverse, so the
+        // ledger tells the whole story.
+        setStatus((await recordReversal(input.donationId, reversal, input.amount)).status);
+      }
       await invalidateCampaignCache(input.campaignId).catch(() => undefined);
-      return {
-        donationId: input.donationId,
-        status: confirmed.status,
-        credited: confirmed.credited,
-      };
+      return outcome(state.status, confirmed.credited);
     }
     case 'DECLINED':
       return finish('FAILED', 'payment-declined');
     case 'CANCELED':
-      return finish('CANCELED', 'canceled-at-provider');
+      return finish(
+        settled ? 'CANCELED' : 'EXPIRED',
+        settled ? 'canceled-at-provider' : 'no-payment-before-deadline',
+      );
     default:
       return finish('EXPIRED', 'no-payment-before-deadline');
   }
 }
 
-function isFailureOfType(error: unknown, ...types: string[]): boolean {
-  return (
+function failureOfType(error: unknown, ...types: string[]): ApplicationFailure | undefined {
+  if (
     error instanceof ActivityFailure &&
     error.cause instanceof ApplicationFailure &&
     types.includes(error.cause.type ?? '')
-  );
+  ) {
+    return ApplicationFailure.nonRetryable(error.cause.message, error.cause.type);
+  }
+  return undefined;
 }

@@ -1,3 +1,10 @@
 /** Every workflow the worker registers; the worker bundles this file for the sandbox. */
-export { donationWorkflow, paymentEventSignal, getStateQuery } from './donation-workflow';
-export type { DonationOutcome, DonationState } from './donation-workflow';
+export {
+  donationWorkflow,
+  getStateQuery,
+  paymentActionUpdate,
+  paymentEventSignal,
+} from './donation-workflow';
+export type { DonationOutcome, DonationState, PaymentActionResult } from './donation-workflow';
+export { reversalWorkflow, reversalWorkflowId } from './reversal-workflow';
+export type { ReversalInput } from './reversal-workflow';

@@ -6,6 +6,16 @@ import type { PaymentAction } from '../providers/payment-provider';
 import { OPEN_STATUSES } from './donation';
 import type { Donation, DonationInput, FinalFailureStatus } from './donation';
 
+export type ReversalKind = 'REFUND' | 'CHARGEBACK';
+
+export interface ReversalResult {
+  status: DonationStatus;
+  /** True only for the one call that wrote the reversing entry and moved the total. */
+  reversed: boolean;
+  amount: number;
+  campaignId: string;
+}
+
 export interface ConfirmResult {
   /** The donation's status after the call. */
   status: DonationStatus;
@@ -125,6 +135,87 @@ export class DonationRepository {
           .execute();
       }
       return { status, credited: entry !== undefined, campaignId: donation.campaign_id };
+    });
+  }
+
+  /**
+   * Reverses a confirmed donation's money: a refund (full or partial) or a chargeback. One
+   * transaction locks the donation, inserts the reversing ledger entry of this type once
+   * (`ON CONFLICT DO NOTHING RETURNING`), and moves the status and the total only when that
+   * entry was inserted. A full reversal also takes the donation out of the campaign's count.
+   */
+  async reverse(id: string, kind: ReversalKind, requested: number): Promise<ReversalResult> {
+    return this.db.transaction().execute(async (trx) => {
+      const donation = await trx
+        .selectFrom('donations')
+        .select(['status', 'campaign_id', 'amount', 'currency'])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      const reversible: DonationStatus[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
+      if (!reversible.includes(donation.status)) {
+        return {
+          status: donation.status,
+          reversed: false,
+          amount: 0,
+          campaignId: donation.campaign_id,
+        };
+      }
+      const already = await trx
+        .selectFrom('donation_ledger')
+        // SUM(bigint) is numeric; cast back so it arrives as a checked integer.
+        .select(sql<number>`coalesce(sum(amount), 0)::bigint`.as('net'))
+        .where('donation_id', '=', id)
+        .executeTakeFirstOrThrow();
+      const remaining = already.net;
+      const amount = Math.min(requested, remaining);
+      if (amount <= 0) {
+        return {
+          status: donation.status,
+          reversed: false,
+          amount: 0,
+          campaignId: donation.campaign_id,
+        };
+      }
+      const entry = await trx
+        .insertInto('donation_ledger')
+        .values({
+          donation_id: id,
+          campaign_id: donation.campaign_id,
+          entry_type: kind,
+          amount: -amount,
+          currency: donation.currency,
+        })
+        .onConflict((oc) => oc.columns(['donation_id', 'entry_type']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!entry) {
+        return {
+          status: donation.status,
+          reversed: false,
+          amount: 0,
+          campaignId: donation.campaign_id,
+        };
+      }
+      const full = amount === remaining;
+      const status: DonationStatus =
+        kind === 'CHARGEBACK' ? 'CHARGED_BACK' : full ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+      await trx
+        .updateTable('donations')
+        .set({ status, updated_at: sql`now()` })
+        .where('id', '=', id)
+        .execute();
+      await trx
+        .updateTable('campaign_totals')
+        .set({
+          confirmed_amount: sql`confirmed_amount - ${amount}`,
+          donation_count: full ? sql`donation_count - 1` : sql`donation_count`,
+          version: sql`version + 1`,
+          updated_at: sql`now()`,
+        })
+        .where('campaign_id', '=', donation.campaign_id)
+        .execute();
+      return { status, reversed: true, amount, campaignId: donation.campaign_id };
     });
   }
 

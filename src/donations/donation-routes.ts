@@ -5,10 +5,12 @@ import {
   DonationAccepted,
   DonationParams,
   DonationView,
+  RefundAccepted,
+  RefundBody,
 } from './donation-schemas';
 import type { DonationService } from './donation-service';
 
-/** `POST /v1/donations` and `GET /v1/donations/:id`. */
+/** `POST /v1/donations`, `GET /v1/donations/:id` and the operators' refunds. */
 export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationService }> = async (
   app,
   { service },
@@ -60,6 +62,27 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
         request.params.id,
         principal?.kind === 'client' ? principal.id : undefined,
       );
+    },
+  );
+
+  app.post(
+    '/v1/donations/:id/refunds',
+    {
+      config: { auth: 'operator', idempotent: true },
+      schema: {
+        summary: 'Refund a confirmed donation (operators)',
+        params: DonationParams,
+        body: RefundBody,
+        response: { 202: RefundAccepted },
+      },
+    },
+    async (request, reply) => {
+      const refund = await service.requestRefund(
+        request.params.id,
+        request.body.amount,
+        request.body.reason,
+      );
+      return reply.code(202).header('location', refund.links.donation).send(refund);
     },
   );
 };

@@ -39,6 +39,8 @@ export const DonationAccepted = Type.Object({
   campaignId: Type.String(),
   amount: Type.Integer(),
   currency: Type.String(),
+  /** What the donor does to pay: a QR string, a redirect URL, a virtual account number. */
+  paymentAction: Type.Union([PaymentActionSchema, Type.Null()]),
   links: Type.Object({ self: Type.String() }),
 });
 export type DonationAccepted = Static<typeof DonationAccepted>;
@@ -67,3 +69,23 @@ export const DonationView = Type.Object({
   ),
 });
 export type DonationView = Static<typeof DonationView>;
+
+export const RefundBody = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Minor units; the whole donation when omitted.' }),
+    ),
+    reason: Type.String({ minLength: 1, maxLength: 255 }),
+  },
+  { additionalProperties: false },
+);
+
+export const RefundAccepted = Type.Object({
+  donationId: Type.String({ format: 'uuid' }),
+  kind: Type.Literal('REFUND'),
+  amount: Type.Integer(),
+  status: Type.Literal('REQUESTED'),
+  workflowId: Type.String(),
+  links: Type.Object({ donation: Type.String() }),
+});
+export type RefundAccepted = Static<typeof RefundAccepted>;

@@ -1,21 +1,25 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { CampaignRepository } from '../campaigns/campaign-repository';
 import { acceptsDonations } from '../campaigns/campaign-repository';
 import { AppError } from '../errors/error-catalogue';
+import type { ErrorCode } from '../errors/error-catalogue';
 import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
-import type { DonationInput, DonationRequest } from './donation';
+import type { Donation, DonationInput, DonationRequest } from './donation';
 import type { DonationRepository } from './donation-repository';
-import type { DonationAccepted, DonationView } from './donation-schemas';
+import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
+import { startReversal } from './reversal-service';
 import {
   CampaignIdAttribute,
   DonationStatusAttribute,
   ProviderAttribute,
 } from '../../workflows/search-attributes';
-import type { donationWorkflow, DonationState } from '../../workflows';
-import type { Donation } from './donation';
+import { FailureType } from '../../workflows/failure-types';
+import type { DonationState, PaymentActionResult } from '../../workflows';
+import type { donationWorkflow } from '../../workflows';
 
 export interface DonationServiceDeps {
   temporal: Client;
@@ -24,7 +28,7 @@ export interface DonationServiceDeps {
   taskQueue: string;
   provider: string;
   paymentTimeoutSeconds: number;
-  /** How long the edge waits on Temporal before answering 503. */
+  /** How long the edge waits on Temporal (and the provider behind it) before answering 503. */
   temporalTimeoutMs: number;
 }
 
@@ -33,15 +37,28 @@ export function donationWorkflowId(donationId: string): string {
   return `donation-${donationId}`;
 }
 
+/** Typed, non-retryable workflow failures → the 4xx the client gets (and the edge caches). */
+const failureCodes: Partial<Record<string, ErrorCode>> = {
+  [FailureType.CampaignClosed]: 'campaign-closed',
+  [FailureType.PaymentDeclined]: 'payment-declined',
+  [FailureType.UnsupportedCurrency]: 'unsupported-currency',
+  [FailureType.Validation]: 'validation-failed',
+  // A donation's recorded failure reason, for answering after its workflow has closed.
+  'campaign-closed': 'campaign-closed',
+  'currency-mismatch': 'currency-mismatch',
+  'payment-declined': 'payment-declined',
+};
+
 /** Starts donations and reads them back; the edge's only way into the donation workflow. */
 export class DonationService {
   constructor(private readonly deps: DonationServiceDeps) {}
 
   /**
    * Checks the request against the campaign (cheap, deterministic refusals are answered here
-   * and cached by the idempotency layer), then starts the one workflow for this scope. Starting
-   * is idempotent: a running workflow with this ID is returned as is, a closed one is not
-   * started again, so two edges that miss each other still start one workflow.
+   * and cached by the idempotency layer), then starts the donation's one workflow and waits,
+   * through an update, until the provider has created the payment: the answer carries what the
+   * donor must do to pay. Starting is idempotent: a running workflow with this ID is reused, a
+   * closed one is not started again, so two edges that miss each other still start one.
    */
   async create(
     scope: IdempotencyScope,
@@ -74,43 +91,111 @@ export class DonationService {
       paymentTimeoutSeconds: this.deps.paymentTimeoutSeconds,
       correlationId,
     };
-    await this.withTemporal(async () => {
-      try {
-        await this.deps.temporal.workflow.start<typeof donationWorkflow>('donationWorkflow', {
-          workflowId,
-          taskQueue: this.deps.taskQueue,
-          args: [input],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          memo: { correlationId, clientId: scope.clientId },
-          typedSearchAttributes: [
-            { key: CampaignIdAttribute, value: request.campaignId },
-            { key: DonationStatusAttribute, value: 'PENDING' },
-            { key: ProviderAttribute, value: this.deps.provider },
-          ],
-        });
-      } catch (error) {
-        // Closed already: this request was fully handled before; the donation row tells the rest.
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      }
-    });
+    const startWorkflowOperation = new WithStartWorkflowOperation<typeof donationWorkflow>(
+      'donationWorkflow',
+      {
+        workflowId,
+        taskQueue: this.deps.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        memo: { correlationId, clientId: scope.clientId },
+        typedSearchAttributes: [
+          { key: CampaignIdAttribute, value: request.campaignId },
+          { key: DonationStatusAttribute, value: 'PENDING' },
+          { key: ProviderAttribute, value: this.deps.provider },
+        ],
+      },
+    );
+
+    let result: PaymentActionResult;
+    try {
+      result = await this.deps.temporal.connection.withDeadline(
+        Date.now() + this.deps.temporalTimeoutMs,
+        () =>
+          this.deps.temporal.workflow.executeUpdateWithStart<
+            typeof donationWorkflow,
+            PaymentActionResult,
+            []
+          >('paymentAction', { startWorkflowOperation }),
+      );
+    } catch (error) {
+      const code = businessFailure(error);
+      if (code) throw new AppError(code, { detail: failureMessage(error) });
+      // The workflow may be closed already (a retry after it finished) or Temporal may be away:
+      // Postgres knows whether the payment exists, and then the answer is the same as before.
+      const donation = await this.deps.donations.findById(donationId);
+      if (donation?.paymentAction) return accepted(donation, donation.status);
+      const refused = failureCodes[donation?.failureReason ?? ''];
+      if (refused) throw new AppError(refused);
+      throw new AppError('service-unavailable', {
+        detail: 'The donation could not be started now; retry with the same Idempotency-Key.',
+        retryAfter: 2,
+        cause: error,
+      });
+    }
     return {
       id: donationId,
-      status: 'PENDING',
+      status: result.status,
       campaignId: request.campaignId,
       amount: request.amount,
       currency: request.currency,
+      paymentAction: result.action,
       links: { self: `/v1/donations/${donationId}` },
+    };
+  }
+
+  /**
+   * An operator's refund: starts the donation's one refund workflow, which refunds at the
+   * provider under a key derived from the donation and writes the reversing ledger entry.
+   */
+  async requestRefund(
+    id: string,
+    amount: number | undefined,
+    reason: string,
+  ): Promise<RefundAccepted> {
+    const donation = await this.find(id, undefined);
+    if (donation.status !== 'CONFIRMED') {
+      throw new AppError('donation-not-refundable', {
+        detail: `The donation is ${donation.status}.`,
+      });
+    }
+    const refund = {
+      kind: 'REFUND' as const,
+      amount: Math.min(amount ?? donation.amount, donation.amount),
+      reason,
+      source: 'operator' as const,
+    };
+    const workflowId = await this.withTemporal(() =>
+      startReversal(this.deps.temporal, this.deps.taskQueue, donation, refund),
+    );
+    return {
+      donationId: id,
+      kind: refund.kind,
+      amount: refund.amount,
+      status: 'REQUESTED',
+      workflowId,
+      links: { donation: `/v1/donations/${id}` },
     };
   }
 
   /** Postgres is the truth; a running workflow adds its live state. */
   async get(id: string, clientId: string | undefined): Promise<DonationView> {
+    const donation = await this.find(id, clientId);
+    return { ...toView(donation), workflow: await this.liveState(donation.workflowId) };
+  }
+
+  /** The donation, visible to its own client or to an operator (`clientId` undefined). */
+  async find(id: string, clientId: string | undefined): Promise<Donation> {
     const donation = await this.deps.donations.findById(id);
     if (!donation || (clientId !== undefined && donation.clientId !== clientId)) {
       throw new AppError('donation-not-found');
     }
-    return { ...toView(donation), workflow: await this.liveState(donation.workflowId) };
+    return donation;
+  }
+
+  private withTemporal<T>(fn: () => Promise<T>): Promise<T> {
+    return withDeadlineOr503(this.deps.temporal, this.deps.temporalTimeoutMs, fn);
   }
 
   private async liveState(workflowId: string): Promise<DonationView['workflow']> {
@@ -127,21 +212,46 @@ export class DonationService {
       return undefined;
     }
   }
+}
 
-  private async withTemporal<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await this.deps.temporal.connection.withDeadline(
-        Date.now() + this.deps.temporalTimeoutMs,
-        fn,
-      );
-    } catch (error) {
-      throw new AppError('service-unavailable', {
-        detail: 'The workflow service is unreachable; retry with the same Idempotency-Key.',
-        retryAfter: 2,
-        cause: error,
-      });
-    }
+async function withDeadlineOr503<T>(
+  temporal: Client,
+  timeoutMs: number,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await temporal.connection.withDeadline(Date.now() + timeoutMs, fn);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError('service-unavailable', {
+      detail: 'The workflow service is unreachable; retry with the same Idempotency-Key.',
+      retryAfter: 2,
+      cause: error,
+    });
   }
+}
+
+function accepted(donation: Donation, status: string): DonationAccepted {
+  return {
+    id: donation.id,
+    status,
+    campaignId: donation.campaignId,
+    amount: donation.amount,
+    currency: donation.currency,
+    paymentAction: donation.paymentAction,
+    links: { self: `/v1/donations/${donation.id}` },
+  };
+}
+
+function businessFailure(error: unknown): ErrorCode | undefined {
+  if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
+  const cause = error.cause;
+  return cause instanceof ApplicationFailure ? failureCodes[cause.type ?? ''] : undefined;
+}
+
+function failureMessage(error: unknown): string | undefined {
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? cause.message : undefined;
 }
 
 function toView(donation: Donation): DonationView {

@@ -25,6 +25,10 @@ export const errorCatalogue = {
     title: 'This Idempotency-Key was used with a different request',
   },
   'campaign-closed': { status: 422, title: 'The campaign does not accept donations' },
+  'donation-not-refundable': {
+    status: 422,
+    title: 'Only a confirmed, not yet refunded donation can be refunded',
+  },
   'currency-mismatch': { status: 422, title: "The currency differs from the campaign's" },
   'unsupported-currency': { status: 422, title: 'The currency is not supported' },
   'rate-limited': { status: 429, title: 'Too many requests' },

@@ -87,6 +87,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       inbox: new WebhookInboxRepository(deps.db),
       donations,
       temporal: deps.temporal,
+      taskQueue: deps.config.temporal.taskQueue,
     }),
   });
   return app;

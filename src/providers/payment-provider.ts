@@ -23,6 +23,15 @@ export interface CreatedPayment {
   action: PaymentAction;
 }
 
+export interface RefundRequest {
+  /** Derived from the donation: `<donation id>:refund`. */
+  idempotencyKey: string;
+  providerReference: string;
+  /** Minor units; the whole payment unless smaller. */
+  amount: number;
+  reason: string;
+}
+
 export interface PaymentSnapshot {
   providerReference: string;
   status: PaymentStatus;
@@ -67,6 +76,10 @@ export interface PaymentProvider {
   /** Idempotent on `request.idempotencyKey`: a repeat returns the same payment. */
   createPayment(request: CreatePaymentRequest): Promise<CreatedPayment>;
   fetchStatus(providerReference: string): Promise<PaymentSnapshot>;
+  /** Cancels a payment that was not paid; cancelling a cancelled payment is a no-op. */
+  cancel(providerReference: string): Promise<PaymentSnapshot>;
+  /** Refunds a paid payment, idempotent on `request.idempotencyKey`. */
+  refund(request: RefundRequest): Promise<PaymentSnapshot>;
   /** Verifies the signature over the exact bytes received, then normalizes. */
   parseWebhook(rawBody: Buffer, headers: WebhookHeaders): WebhookEvent;
 }

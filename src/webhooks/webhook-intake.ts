@@ -4,7 +4,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import { WebhookRejected } from '../providers/payment-provider';
 import type { ProviderRegistry, WebhookHeaders } from '../providers/payment-provider';
+import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
+import { startReversal } from '../donations/reversal-service';
+import type { PaymentStatus } from '../../workflows/payment-event';
 import { paymentEventSignal } from '../../workflows/donation-workflow';
 import type { WebhookInboxRepository } from './webhook-inbox-repository';
 
@@ -13,6 +16,7 @@ export interface WebhookIntakeDeps {
   inbox: WebhookInboxRepository;
   donations: DonationRepository;
   temporal: Client;
+  taskQueue: string;
   /** How long the request may wait on Temporal before leaving delivery to the redelivery loop. */
   signalTimeoutMs?: number;
 }
@@ -81,9 +85,7 @@ export class WebhookIntake {
       );
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
-        // The workflow has finished; the event is kept for operators and reconciliation.
-        await this.deps.inbox.markProcessed(inboxId, 'workflow-closed');
-        return 'delivered';
+        return this.afterWorkflowClosed(inboxId, donation, event.status, log);
       }
       log.warn({ err: error, inboxId }, 'signal deferred: Temporal unavailable');
       await this.deps.inbox.recordFailure(inboxId, String(error));
@@ -91,5 +93,42 @@ export class WebhookIntake {
     }
     await this.deps.inbox.markProcessed(inboxId);
     return 'delivered';
+  }
+
+  /**
+   * The donation's workflow has finished. A refund or chargeback the provider reports goes to
+   * the donation's reversal workflow (one per kind, by derived ID); anything else is kept in
+   * the inbox for operators and reconciliation.
+   */
+  private async afterWorkflowClosed(
+    inboxId: string,
+    donation: Donation,
+    status: PaymentStatus,
+    log: FastifyBaseLogger,
+  ): Promise<IntakeOutcome> {
+    const kind =
+      status === 'REFUNDED' ? 'REFUND' : status === 'CHARGED_BACK' ? 'CHARGEBACK' : undefined;
+    if (!kind) {
+      await this.deps.inbox.markProcessed(inboxId, 'workflow-closed');
+      return 'delivered';
+    }
+    try {
+      const workflowId = await this.deps.temporal.connection.withDeadline(
+        Date.now() + (this.deps.signalTimeoutMs ?? 2_000),
+        () =>
+          startReversal(this.deps.temporal, this.deps.taskQueue, donation, {
+            kind,
+            amount: donation.amount,
+            reason: `provider reported ${status}`,
+            source: 'provider',
+          }),
+      );
+      await this.deps.inbox.markProcessed(inboxId, `reversal:${workflowId}`);
+      return 'delivered';
+    } catch (error) {
+      log.warn({ err: error, inboxId }, 'reversal deferred: Temporal unavailable');
+      await this.deps.inbox.recordFailure(inboxId, String(error));
+      return 'deferred';
+    }
   }
 }

@@ -39,9 +39,18 @@ describe('a donation, end to end', () => {
 
     const first = await post(key, donationBody(campaignId));
     expect(first.status).toBe(202);
-    const accepted = (await first.json()) as { id: string; status: string };
+    const accepted = (await first.json()) as {
+      id: string;
+      status: string;
+      paymentAction: { type: string; value: string };
+    };
     expect(first.headers.get('location')).toBe(`/v1/donations/${accepted.id}`);
-    expect(accepted.status).toBe('PENDING');
+    // Early return: the provider has created the payment; the donor gets what to pay with.
+    expect(accepted.status).toBe('AWAITING_PAYMENT');
+    expect(accepted.paymentAction).toEqual({
+      type: 'qr',
+      value: expect.stringContaining(accepted.id) as string,
+    });
 
     const second = await post(key, donationBody(campaignId));
     expect(second.status).toBe(202);

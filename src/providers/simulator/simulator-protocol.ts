@@ -19,6 +19,9 @@ export interface SimulatorPayment {
   reference: string;
   status: SimulatorStatus;
   amount: number;
+  /** What the donor actually paid, when it differs from `amount` (a test of mismatches). */
+  paid_amount?: number;
+  refunded_amount?: number;
   currency: string;
   method: string;
   action: { type: 'qr'; value: string };

@@ -5,6 +5,7 @@ import type {
   CreatedPayment,
   PaymentProvider,
   PaymentSnapshot,
+  RefundRequest,
   WebhookEvent,
   WebhookHeaders,
 } from '../payment-provider';
@@ -50,16 +51,34 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
     },
 
     async fetchStatus(providerReference: string): Promise<PaymentSnapshot> {
-      const payment = await requestJson<SimulatorPayment>(
-        `${options.baseUrl}/v1/payments/${encodeURIComponent(providerReference)}`,
-        { method: 'GET' },
+      return snapshot(
+        await requestJson<SimulatorPayment>(
+          `${options.baseUrl}/v1/payments/${encodeURIComponent(providerReference)}`,
+          { method: 'GET' },
+        ),
       );
-      return {
-        providerReference: payment.id,
-        status: simulatorStatusMap[payment.status],
-        amount: payment.amount,
-        currency: payment.currency,
-      };
+    },
+
+    async cancel(providerReference: string): Promise<PaymentSnapshot> {
+      return snapshot(
+        await requestJson<SimulatorPayment>(
+          `${options.baseUrl}/v1/payments/${encodeURIComponent(providerReference)}/cancel`,
+          { method: 'POST' },
+        ),
+      );
+    },
+
+    async refund(request: RefundRequest): Promise<PaymentSnapshot> {
+      return snapshot(
+        await requestJson<SimulatorPayment>(
+          `${options.baseUrl}/v1/payments/${encodeURIComponent(request.providerReference)}/refunds`,
+          {
+            method: 'POST',
+            headers: { 'idempotency-key': request.idempotencyKey },
+            body: { amount: request.amount, reason: request.reason },
+          },
+        ),
+      );
     },
 
     parseWebhook(rawBody: Buffer, headers: WebhookHeaders): WebhookEvent {
@@ -87,6 +106,15 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
         raw: notification,
       };
     },
+  };
+}
+
+function snapshot(payment: SimulatorPayment): PaymentSnapshot {
+  return {
+    providerReference: payment.id,
+    status: simulatorStatusMap[payment.status],
+    amount: payment.paid_amount ?? payment.amount,
+    currency: payment.currency,
   };
 }
 

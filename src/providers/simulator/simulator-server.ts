@@ -23,6 +23,23 @@ export interface SimulatorOptions {
 const createTypedApp = () => Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
 type TypedApp = ReturnType<typeof createTypedApp>;
 
+/** How the simulated gateway treats one payment, planned by a test before it is created. */
+export interface PaymentPlan {
+  /** Refuse the payment at creation with 402. */
+  decline?: boolean;
+  /** Settle on its own after this delay; negative leaves it pending. Defaults to the run's. */
+  autoPayMs?: number;
+  /** The donor pays this amount instead of the one asked for. */
+  payAmount?: number;
+}
+
+const IdParams = Type.Object({ id: Type.String() });
+
+const RefundBody = Type.Object({
+  amount: Type.Integer({ minimum: 1 }),
+  reason: Type.Optional(Type.String({ maxLength: 255 })),
+});
+
 const CreateBody = Type.Object({
   reference: Type.String({ minLength: 1, maxLength: 64 }),
   amount: Type.Integer({ minimum: 1 }),
@@ -41,6 +58,8 @@ export class PaymentSimulator {
   private readonly payments = new Map<string, SimulatorPayment>();
   private readonly byKey = new Map<string, { paymentId: string; body: string }>();
   private readonly charges = new Map<string, number>();
+  private readonly refunds = new Map<string, number>();
+  private readonly plans = new Map<string, PaymentPlan>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
   /** Mutable because a test learns the API's port only after the simulator is listening. */
@@ -58,8 +77,22 @@ export class PaymentSimulator {
     return this.charges.get(idempotencyKey) ?? 0;
   }
 
+  /** How many refunds were made under this idempotency key. */
+  refundCount(idempotencyKey: string): number {
+    return this.refunds.get(idempotencyKey) ?? 0;
+  }
+
   payment(id: string): SimulatorPayment | undefined {
     return this.payments.get(id);
+  }
+
+  paymentByReference(reference: string): SimulatorPayment | undefined {
+    return [...this.payments.values()].find((p) => p.reference === reference);
+  }
+
+  /** Plans the behaviour of the payment that will carry this reference (our donation id). */
+  plan(reference: string, plan: PaymentPlan): void {
+    this.plans.set(reference, plan);
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
@@ -94,6 +127,10 @@ export class PaymentSimulator {
         }
         return reply.code(200).send(this.payments.get(previous.paymentId));
       }
+      const plan = this.plans.get(request.body.reference) ?? {};
+      if (plan.decline) {
+        return reply.code(402).send({ error: 'payment declined by the issuer' });
+      }
       const payment: SimulatorPayment = {
         id: `sim_${randomUUID()}`,
         reference: request.body.reference,
@@ -107,8 +144,10 @@ export class PaymentSimulator {
       this.payments.set(payment.id, payment);
       this.byKey.set(key, { paymentId: payment.id, body });
       this.charges.set(key, (this.charges.get(key) ?? 0) + 1);
-      if (this.options.autoPayMs >= 0) {
-        this.later(this.options.autoPayMs, () => {
+      if (plan.payAmount !== undefined) payment.paid_amount = plan.payAmount;
+      const autoPayMs = plan.autoPayMs ?? this.options.autoPayMs;
+      if (autoPayMs >= 0) {
+        this.later(autoPayMs, () => {
           if (payment.status === 'pending') this.transition(payment.id, 'settled');
         });
       }
@@ -120,6 +159,39 @@ export class PaymentSimulator {
       if (!payment) return reply.code(404).send({ error: 'not found' });
       return payment;
     });
+
+    app.post<{ Params: { id: string } }>('/v1/payments/:id/cancel', async (request, reply) => {
+      const payment = this.payments.get(request.params.id);
+      if (!payment) return reply.code(404).send({ error: 'not found' });
+      if (payment.status === 'pending') this.transition(payment.id, 'canceled');
+      else if (payment.status !== 'canceled') {
+        return reply.code(409).send({ error: `cannot cancel a ${payment.status} payment` });
+      }
+      return payment;
+    });
+
+    app.post(
+      '/v1/payments/:id/refunds',
+      { schema: { params: IdParams, body: RefundBody } },
+      async (request, reply) => {
+        const key = request.headers['idempotency-key'];
+        if (typeof key !== 'string' || key.length === 0) {
+          return reply.code(400).send({ error: 'Idempotency-Key header required' });
+        }
+        const payment = this.payments.get(request.params.id);
+        if (!payment) return reply.code(404).send({ error: 'not found' });
+        if (this.refunds.has(key)) return payment;
+        if (payment.status !== 'settled') {
+          return reply.code(409).send({ error: `cannot refund a ${payment.status} payment` });
+        }
+        this.refunds.set(key, 1);
+        const paid = payment.paid_amount ?? payment.amount;
+        const amount = Math.min(request.body.amount, paid);
+        payment.refunded_amount = amount;
+        this.transition(payment.id, amount < paid ? 'partially_refunded' : 'refunded');
+        return payment;
+      },
+    );
   }
 
   private async notify(payment: SimulatorPayment): Promise<void> {
@@ -129,7 +201,7 @@ export class PaymentSimulator {
         id: payment.id,
         reference: payment.reference,
         status: payment.status,
-        amount: payment.amount,
+        amount: payment.paid_amount ?? payment.amount,
         currency: payment.currency,
         occurred_at: new Date().toISOString(),
       },
