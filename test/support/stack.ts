@@ -33,6 +33,7 @@ export interface Stack {
   simulator: PaymentSimulator;
   temporal: ReturnType<typeof createTemporalClient>;
   store: IdempotencyStore;
+  simulatorUrl: string;
   stop(): Promise<void>;
 }
 
@@ -44,6 +45,10 @@ export interface StackOptions {
   temporalAddress?: string;
   /** Extra environment for the config, e.g. a short Temporal request timeout. */
   env?: Record<string, string>;
+  /** The worker's own Postgres URL (a test routes it through a proxy it can cut). */
+  workerDatabaseUrl?: string;
+  /** Start no worker in this process (a test runs it as a child process). */
+  noWorker?: boolean;
 }
 
 /**
@@ -99,19 +104,28 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   simulator.webhookUrl = `${apiUrl}/v1/webhooks/simulator`;
 
-  const { worker, connection } = await createDonationWorker({
-    address: config.temporal.address,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    workflowBundle: { codePath: state.workflowBundlePath },
-    deps: {
-      donations: new DonationRepository(db),
-      campaigns: new CampaignRepository(db),
-      providers,
-      progressCache: new ProgressCache(redis),
-    },
-  });
-  const running = worker.run();
+  const workerDb = options.workerDatabaseUrl
+    ? createDatabase({
+        connectionString: options.workerDatabaseUrl,
+        max: 5,
+        connectionTimeoutMillis: 1_000,
+      })
+    : db;
+  const worker = options.noWorker
+    ? undefined
+    : await createDonationWorker({
+        address: config.temporal.address,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        workflowBundle: { codePath: state.workflowBundlePath },
+        deps: {
+          donations: new DonationRepository(workerDb),
+          campaigns: new CampaignRepository(workerDb),
+          providers,
+          progressCache: new ProgressCache(redis),
+        },
+      });
+  const running = worker?.worker.run();
 
   return {
     config,
@@ -122,10 +136,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     simulator,
     temporal: apiTemporal,
     store,
+    simulatorUrl,
     async stop() {
-      worker.shutdown();
+      worker?.worker.shutdown();
       await running;
-      await connection.close();
+      await worker?.connection.close();
+      if (workerDb !== db) await workerDb.destroy();
       await app.close();
       await simulator.close();
       await apiTemporal.connection.close();

@@ -31,6 +31,8 @@ export interface PaymentPlan {
   autoPayMs?: number;
   /** The donor pays this amount instead of the one asked for. */
   payAmount?: number;
+  /** Never deliver this payment's notifications: galang must ask for the status itself. */
+  dropWebhooks?: boolean;
 }
 
 const IdParams = Type.Object({ id: Type.String() });
@@ -195,6 +197,7 @@ export class PaymentSimulator {
   }
 
   private async notify(payment: SimulatorPayment): Promise<void> {
+    if (this.plans.get(payment.reference)?.dropWebhooks) return;
     const notification: SimulatorNotification = {
       type: 'payment.updated',
       data: {

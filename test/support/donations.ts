@@ -1,0 +1,80 @@
+import { donationWorkflowId } from '../../src/donations/donation-service';
+import type { DonationStatus } from '../../src/db/schema';
+import { CLIENT_SECRET, eventually } from './stack';
+import type { Stack } from './stack';
+
+/** POSTs a donation as client A. */
+export function postDonation(url: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${url}/v1/donations`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${CLIENT_SECRET}`,
+      'idempotency-key': key,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The idempotency scope client A's key has on the donation route. */
+export function clientAScope(key: string) {
+  return { clientId: 'client-a', method: 'POST', route: '/v1/donations', key };
+}
+
+/** Waits until the donation row has this status. */
+export async function waitForStatus(
+  stack: Stack,
+  donationId: string,
+  status: DonationStatus,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await eventually(async () => {
+    const row = await stack.db
+      .selectFrom('donations')
+      .select('status')
+      .where('id', '=', donationId)
+      .executeTakeFirst();
+    return row?.status === status ? true : undefined;
+  }, timeoutMs);
+}
+
+/** Waits until the donation's workflow has closed, and returns its result. */
+export async function workflowResult(stack: Stack, donationId: string): Promise<unknown> {
+  return stack.temporal.workflow.getHandle(donationWorkflowId(donationId)).result();
+}
+
+/** Every effect of one donation, counted where it lives. */
+export async function effectsOf(stack: Stack, donationId: string) {
+  const ledger = await stack.db
+    .selectFrom('donation_ledger')
+    .select(['entry_type', 'amount'])
+    .where('donation_id', '=', donationId)
+    .orderBy('id')
+    .execute();
+  const donations = await stack.db
+    .selectFrom('donations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('id', '=', donationId)
+    .executeTakeFirstOrThrow();
+  const executions = [];
+  for await (const e of stack.temporal.workflow.list({
+    query: `WorkflowId = '${donationWorkflowId(donationId)}'`,
+  })) {
+    executions.push(e);
+  }
+  return {
+    donations: donations.n,
+    ledger,
+    workflows: executions.length,
+    charges: stack.simulator.chargeCount(`${donationId}:create`),
+  };
+}
+
+/** A campaign's total and count as stored. */
+export async function totalsOf(stack: Stack, campaignId: string) {
+  return stack.db
+    .selectFrom('campaign_totals')
+    .select(['confirmed_amount', 'donation_count'])
+    .where('campaign_id', '=', campaignId)
+    .executeTakeFirstOrThrow();
+}
