@@ -137,7 +137,7 @@ describe('idempotency across processes and crashes', () => {
       const doomed = await spawnApi(stack.config, {
         TEMPORAL_ADDRESS: proxy.address,
         TEMPORAL_REQUEST_TIMEOUT_MS: '60000',
-        IDEMPOTENCY_LEASE_SECONDS: '2',
+        IDEMPOTENCY_LEASE_SECONDS: '5',
       });
       apis.push(doomed);
       const campaignId = await createCampaign(stack.db);
@@ -156,10 +156,11 @@ describe('idempotency across processes and crashes', () => {
         stack.temporal.workflow.getHandle(donationWorkflowId(donationId)).describe(),
       ).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
-      const survivor = await spawnApi(stack.config, { IDEMPOTENCY_LEASE_SECONDS: '2' });
-      apis.push(survivor);
-      const immediate = await post(survivor.url, key, donationBody(campaignId));
+      // Within the dead process's lease, a retry is told to wait, not let through.
+      const immediate = await post(stack.apiUrl, key, donationBody(campaignId));
       expect(immediate.status).toBe(409);
+      const survivor = await spawnApi(stack.config);
+      apis.push(survivor);
       const recovered = await retryUntilAccepted(survivor.url, key, donationBody(campaignId));
       expect(recovered.status).toBe(202);
       expect(((await recovered.json()) as { id: string }).id).toBe(donationId);
