@@ -166,10 +166,7 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   state.providerReference = providerReference;
   setStatus('AWAITING_PAYMENT');
 
-  const settled = await condition(
-    () => state.payment !== undefined && isSettled(state.payment.status),
-    input.paymentTimeoutSeconds * 1000,
-  );
+  const settled = await waitForPayment(input, state, providerReference, note);
   if (!settled) {
     // The webhook may be late or lost: the provider's own answer decides, never the clock alone.
     note('deadline-reached');
@@ -219,6 +216,34 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
       );
     default:
       return finish('EXPIRED', 'no-payment-before-deadline');
+  }
+}
+
+/**
+ * Waits until the payment leaves PENDING or the deadline passes; returns false at the deadline.
+ * For providers whose notifications cannot prove themselves, a paid event is checked against
+ * the provider's status API first: an unconfirmed one is noted and the wait goes on.
+ */
+async function waitForPayment(
+  input: DonationInput,
+  state: DonationState,
+  providerReference: string,
+  note: (event: string, detail?: string) => void,
+): Promise<boolean> {
+  const deadline = new Date().getTime() + input.paymentTimeoutSeconds * 1000;
+  for (;;) {
+    const settled = await condition(
+      () => state.payment !== undefined && isSettled(state.payment.status),
+      Math.max(0, deadline - new Date().getTime()),
+    );
+    if (!settled || !input.verifyPaymentStatus || state.payment?.status !== 'PAID') return settled;
+    const truth = await fetchPaymentStatus(input.provider, providerReference);
+    if (isSettled(truth.status)) {
+      state.payment = truth;
+      return true;
+    }
+    note('unconfirmed-notification', truth.status);
+    state.payment = truth;
   }
 }
 

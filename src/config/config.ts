@@ -36,12 +36,38 @@ export interface Config {
   readonly simulator: {
     readonly url: string;
     readonly port: number;
+    /** The secret the simulator signs with: the first of `webhookSecrets`. */
     readonly webhookSecret: string;
+    /** Every secret galang accepts on simulator webhooks; more than one while rotating. */
+    readonly webhookSecrets: readonly string[];
     readonly webhookUrl: string;
     /** Delay before the simulator settles a payment on its own; negative disables auto-pay. */
     readonly autoPayMs: number;
   };
+  readonly payments: PaymentsConfig;
+  /** How often unprocessed webhook inbox rows are delivered again. */
+  readonly inboxRedeliveryIntervalMs: number;
   readonly logLevel: string;
+}
+
+export const paymentProviders = ['simulator', 'midtrans', 'xendit', 'stripe'] as const;
+export type PaymentProviderName = (typeof paymentProviders)[number];
+
+/** Provider credentials; a provider is available when its credentials are set. */
+export interface PaymentsConfig {
+  /** The provider new donations use. */
+  readonly provider: PaymentProviderName;
+  readonly midtrans?: { readonly baseUrl: string; readonly serverKeys: readonly string[] };
+  readonly xendit?: {
+    readonly baseUrl: string;
+    readonly secretKey: string;
+    readonly callbackTokens: readonly string[];
+  };
+  readonly stripe?: {
+    readonly baseUrl: string;
+    readonly secretKey: string;
+    readonly webhookSecrets: readonly string[];
+  };
 }
 
 export class ConfigError extends Error {
@@ -72,12 +98,12 @@ export function loadConfig(source: Env = process.env): Config {
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
   const operatorKeys = reader.keyList('OPERATOR_KEYS', production ? undefined : DEV_OPERATOR_KEYS);
-  const webhookSecret = reader.string(
+  const webhookSecrets = reader.list(
     'SIMULATOR_WEBHOOK_SECRET',
     production ? undefined : DEV_SIMULATOR_SECRET,
   );
-  if (webhookSecret && !/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) {
-    problems.push('SIMULATOR_WEBHOOK_SECRET must look like whsec_<base64>');
+  if (webhookSecrets.some((secret) => !/^whsec_[A-Za-z0-9+/=]+$/.test(secret))) {
+    problems.push('SIMULATOR_WEBHOOK_SECRET must be whsec_<base64>, comma-separated when rotating');
   }
 
   const config: Config = {
@@ -106,13 +132,16 @@ export function loadConfig(source: Env = process.env): Config {
     simulator: {
       port: simulatorPort,
       url: reader.url('SIMULATOR_URL', `http://127.0.0.1:${simulatorPort}`),
-      webhookSecret: webhookSecret ?? '',
+      webhookSecret: webhookSecrets[0] ?? '',
+      webhookSecrets,
       webhookUrl: reader.url(
         'SIMULATOR_WEBHOOK_URL',
         `http://127.0.0.1:${port}/v1/webhooks/simulator`,
       ),
       autoPayMs: reader.integer('SIMULATOR_AUTO_PAY_MS', 1500, -1),
     },
+    payments: readPayments(reader, problems),
+    inboxRedeliveryIntervalMs: reader.integer('INBOX_REDELIVERY_INTERVAL_MS', 5_000, 100),
     logLevel: reader.oneOf(
       'LOG_LEVEL',
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -122,6 +151,48 @@ export function loadConfig(source: Env = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
+}
+
+function readPayments(reader: EnvReader, problems: string[]): PaymentsConfig {
+  const provider = reader.oneOf('PAYMENT_PROVIDER', paymentProviders, 'simulator');
+  const midtransKeys = reader.list('MIDTRANS_SERVER_KEYS', undefined, true);
+  const xenditKey = reader.optional('XENDIT_SECRET_KEY');
+  const xenditTokens = reader.list('XENDIT_CALLBACK_TOKENS', undefined, true);
+  const stripeKey = reader.optional('STRIPE_SECRET_KEY');
+  const stripeSecrets = reader.list('STRIPE_WEBHOOK_SECRETS', undefined, true);
+  const payments: PaymentsConfig = {
+    provider,
+    ...(midtransKeys.length > 0 && {
+      midtrans: {
+        baseUrl: reader.url('MIDTRANS_BASE_URL', 'https://api.sandbox.midtrans.com'),
+        serverKeys: midtransKeys,
+      },
+    }),
+    ...(xenditKey !== undefined && {
+      xendit: {
+        baseUrl: reader.url('XENDIT_BASE_URL', 'https://api.xendit.co'),
+        secretKey: xenditKey,
+        callbackTokens: xenditTokens,
+      },
+    }),
+    ...(stripeKey !== undefined && {
+      stripe: {
+        baseUrl: reader.url('STRIPE_BASE_URL', 'https://api.stripe.com'),
+        secretKey: stripeKey,
+        webhookSecrets: stripeSecrets,
+      },
+    }),
+  };
+  if (provider !== 'simulator' && payments[provider] === undefined) {
+    problems.push(`PAYMENT_PROVIDER is ${provider}, but its credentials are not set`);
+  }
+  if (xenditKey !== undefined && xenditTokens.length === 0) {
+    problems.push('XENDIT_CALLBACK_TOKENS is required with XENDIT_SECRET_KEY');
+  }
+  if (stripeKey !== undefined && stripeSecrets.length === 0) {
+    problems.push('STRIPE_WEBHOOK_SECRETS is required with STRIPE_SECRET_KEY');
+  }
+  return payments;
 }
 
 class EnvReader {
@@ -141,6 +212,23 @@ class EnvReader {
     const value = this.raw(name) ?? fallback;
     if (value === undefined) this.problems.push(`${name} is required`);
     return value;
+  }
+
+  optional(name: string): string | undefined {
+    return this.raw(name);
+  }
+
+  /** A comma-separated list; several secrets are active at once while rotating. */
+  list(name: string, fallback: string | undefined, optional = false): string[] {
+    const value = this.raw(name) ?? fallback;
+    if (value === undefined) {
+      if (!optional) this.problems.push(`${name} is required`);
+      return [];
+    }
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
   }
 
   integer(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {

@@ -27,6 +27,8 @@ export interface DonationServiceDeps {
   donations: DonationRepository;
   taskQueue: string;
   provider: string;
+  /** Whether that provider's notifications must be confirmed with its status API. */
+  verifyPaymentStatus: boolean;
   paymentTimeoutSeconds: number;
   /** How long the edge waits on Temporal (and the provider behind it) before answering 503. */
   temporalTimeoutMs: number;
@@ -89,6 +91,7 @@ export class DonationService {
       workflowId,
       provider: this.deps.provider,
       paymentTimeoutSeconds: this.deps.paymentTimeoutSeconds,
+      verifyPaymentStatus: this.deps.verifyPaymentStatus,
       correlationId,
     };
     const startWorkflowOperation = new WithStartWorkflowOperation<typeof donationWorkflow>(

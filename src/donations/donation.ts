@@ -20,6 +20,11 @@ export interface DonationInput extends DonationRequest {
   provider: string;
   /** Seconds to wait for the provider's payment before asking it and expiring. */
   paymentTimeoutSeconds: number;
+  /**
+   * The provider's notifications cannot prove themselves (Midtrans, Xendit): a paid event is
+   * confirmed with the provider's status API before anything is credited.
+   */
+  verifyPaymentStatus?: boolean;
   correlationId: string;
 }
 

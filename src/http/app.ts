@@ -76,6 +76,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       donations,
       taskQueue: deps.config.temporal.taskQueue,
       provider: deps.defaultProvider,
+      verifyPaymentStatus: deps.providers.get(deps.defaultProvider)?.verifyBeforeCredit ?? false,
       paymentTimeoutSeconds: deps.config.paymentTimeoutSeconds,
       temporalTimeoutMs: deps.config.temporal.requestTimeoutMs,
     }),
@@ -88,7 +89,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       donations,
       temporal: deps.temporal,
       taskQueue: deps.config.temporal.taskQueue,
+      metrics: deps.metrics.webhooks,
     }),
+    redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
   });
   return app;
 }

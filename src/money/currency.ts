@@ -37,3 +37,19 @@ export function formatMinorUnits(amount: bigint | number, currency: CurrencyCode
 
 /** The upper bound for one donation, kept well inside JavaScript's safe integer range. */
 export const MAX_DONATION_MINOR_UNITS = 1_000_000_000_000;
+
+/**
+ * Parses a provider's decimal amount ("50000.00") into minor units for the currency, exactly:
+ * digits beyond the currency's exponent must be zeros, otherwise the amount is refused rather
+ * than rounded. Returns undefined for anything that is not a plain decimal number.
+ */
+export function parseDecimalAmount(text: string, currency: string): number | undefined {
+  const match = /^(\d{1,15})(?:\.(\d{1,6}))?$/.exec(text);
+  if (!match || !isSupportedCurrency(currency)) return undefined;
+  const exponent = currencyExponents[currency];
+  const whole = match[1] ?? '0';
+  const fraction = match[2] ?? '';
+  if (fraction.slice(exponent).replace(/0/g, '') !== '') return undefined;
+  const value = Number(whole + fraction.slice(0, exponent).padEnd(exponent, '0'));
+  return Number.isSafeInteger(value) ? value : undefined;
+}

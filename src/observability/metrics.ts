@@ -8,6 +8,8 @@ export function createMetrics(registry = new Registry()) {
   collectDefaultMetrics({ register: registry });
   const counter = (name: string, help: string) =>
     new Counter({ name, help, registers: [registry] });
+  const labelled = <L extends string>(name: string, help: string, labelNames: L[]) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
   return {
     registry,
     idempotency: {
@@ -33,8 +35,32 @@ export function createMetrics(registry = new Registry()) {
         registers: [registry],
       }),
     },
+    webhooks: {
+      received: labelled('galang_webhooks_received_total', 'Verified notifications', ['provider']),
+      duplicates: labelled(
+        'galang_webhooks_duplicate_total',
+        'Notifications received before (answered 200, not delivered again)',
+        ['provider'],
+      ),
+      rejected: labelled(
+        'galang_webhooks_rejected_total',
+        'Notifications refused: bad signature, malformed, unknown provider',
+        ['provider', 'reason'],
+      ),
+      unknown: labelled(
+        'galang_webhooks_unknown_donation_total',
+        'Verified notifications about no donation we know',
+        ['provider'],
+      ),
+      deferred: labelled(
+        'galang_webhooks_deferred_total',
+        'Deliveries left to the redelivery loop because Temporal was unreachable',
+        ['provider'],
+      ),
+    },
   };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
 export type IdempotencyMetrics = Metrics['idempotency'];
+export type WebhookMetrics = Metrics['webhooks'];

@@ -18,7 +18,15 @@ export class ProviderRejected extends Error {
  */
 export async function requestJson<T>(
   url: string,
-  init: { method: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number },
+  init: {
+    method: string;
+    headers?: Record<string, string>;
+    /** Sent as JSON. */
+    body?: unknown;
+    /** Sent as is, with the content type the caller sets (Stripe takes form encoding). */
+    rawBody?: string | undefined;
+    timeoutMs?: number;
+  },
 ): Promise<T> {
   let response: Response;
   try {
@@ -29,7 +37,7 @@ export async function requestJson<T>(
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...init.headers,
       },
-      body: init.body === undefined ? null : JSON.stringify(init.body),
+      body: init.rawBody ?? (init.body === undefined ? null : JSON.stringify(init.body)),
       signal: AbortSignal.timeout(init.timeoutMs ?? 10_000),
     });
   } catch (error) {

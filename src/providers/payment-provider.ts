@@ -73,6 +73,11 @@ export type WebhookHeaders = Readonly<Record<string, string | string[] | undefin
 /** One payment gateway, as the activities and the webhook intake use it. */
 export interface PaymentProvider {
   readonly name: string;
+  /**
+   * The provider's notifications cannot prove their own freshness (no signed timestamp, or a
+   * shared token instead of a signature): the workflow asks the status API before crediting.
+   */
+  readonly verifyBeforeCredit: boolean;
   /** Idempotent on `request.idempotencyKey`: a repeat returns the same payment. */
   createPayment(request: CreatePaymentRequest): Promise<CreatedPayment>;
   fetchStatus(providerReference: string): Promise<PaymentSnapshot>;

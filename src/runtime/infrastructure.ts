@@ -3,7 +3,10 @@ import type { Config } from '../config/config';
 import { createDatabase } from '../db/database';
 import type { Db } from '../db/database';
 import { ensureDatabase, migrateToLatest } from '../db/migrate';
+import { createMidtransProvider } from '../providers/midtrans/midtrans-provider';
 import { createSimulatorProvider } from '../providers/simulator/simulator-provider';
+import { createStripeProvider } from '../providers/stripe/stripe-provider';
+import { createXenditProvider } from '../providers/xendit/xendit-provider';
 import type { PaymentProvider, ProviderRegistry } from '../providers/payment-provider';
 
 /** Creates the database if needed, migrates it, and returns a pool on it. */
@@ -31,13 +34,15 @@ export function openRedis(config: Config): Redis {
 
 /** The payment providers this deployment talks to, by the name used in webhook URLs. */
 export function createProviders(config: Config): ProviderRegistry {
+  const { midtrans, xendit, stripe } = config.payments;
   const providers: PaymentProvider[] = [
     createSimulatorProvider({
       baseUrl: config.simulator.url,
-      webhookSecrets: [config.simulator.webhookSecret],
+      webhookSecrets: config.simulator.webhookSecrets,
     }),
+    ...(midtrans ? [createMidtransProvider(midtrans)] : []),
+    ...(xendit ? [createXenditProvider(xendit)] : []),
+    ...(stripe ? [createStripeProvider(stripe)] : []),
   ];
   return new Map(providers.map((p) => [p.name, p]));
 }
-
-export const DEFAULT_PROVIDER = 'simulator';

@@ -11,7 +11,7 @@ import { createMetrics } from '../observability/metrics';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { createTemporalClient } from '../temporal/temporal-client';
 import { createDonationWorker } from '../temporal/worker';
-import { createProviders, DEFAULT_PROVIDER, openRedis } from './infrastructure';
+import { createProviders, openRedis } from './infrastructure';
 
 /** A started part of the pipeline and how to stop it. */
 export interface Running {
@@ -47,7 +47,7 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
     temporal,
     metrics,
     providers: createProviders(config),
-    defaultProvider: DEFAULT_PROVIDER,
+    defaultProvider: config.payments.provider,
   });
   const sweeper = startIdempotencySweeper(idempotencyStore, metrics.idempotency, app.log);
   const url = await app.listen({ host: config.host, port: config.port });

@@ -60,6 +60,28 @@ export class WebhookInboxRepository {
       .execute();
   }
 
+  /**
+   * Rows whose delivery has not succeeded, oldest first, received at least `olderThanMs` ago
+   * (younger ones are still in their own request).
+   */
+  async findUndelivered(limit: number, olderThanMs: number): Promise<InboxEntry[]> {
+    const rows = await this.db
+      .selectFrom('webhook_inbox')
+      .select(['id', 'provider', 'event_key', 'donation_id', 'payload'])
+      .where('processed_at', 'is', null)
+      .where('received_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
+      .orderBy('received_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      provider: row.provider,
+      eventKey: row.event_key,
+      donationId: row.donation_id,
+      event: row.payload as WebhookEvent,
+    }));
+  }
+
   async findByEventKey(provider: string, eventKey: string) {
     return this.db
       .selectFrom('webhook_inbox')

@@ -2,12 +2,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
+import type { WebhookMetrics } from '../observability/metrics';
 import { WebhookRejected } from '../providers/payment-provider';
-import type { ProviderRegistry, WebhookHeaders } from '../providers/payment-provider';
+import type { ProviderRegistry, WebhookEvent, WebhookHeaders } from '../providers/payment-provider';
 import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
 import { startReversal } from '../donations/reversal-service';
-import type { PaymentStatus } from '../../workflows/payment-event';
 import { paymentEventSignal } from '../../workflows/donation-workflow';
 import type { WebhookInboxRepository } from './webhook-inbox-repository';
 
@@ -17,18 +17,18 @@ export interface WebhookIntakeDeps {
   donations: DonationRepository;
   temporal: Client;
   taskQueue: string;
-  /** How long the request may wait on Temporal before leaving delivery to the redelivery loop. */
+  metrics: WebhookMetrics;
+  /** How long a request may wait on Temporal before leaving delivery to the redelivery loop. */
   signalTimeoutMs?: number;
 }
 
 export type IntakeOutcome = 'delivered' | 'duplicate' | 'unknown-donation' | 'deferred';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Verify, record, then deliver. The inbox insert is the acknowledgement's precondition: once it
- * commits, the event cannot be lost, so a Temporal outage only defers delivery. No provider API
- * is called on this path; it must answer fast under a storm of notifications.
+ * commits, the event cannot be lost, so a Temporal outage only defers delivery to
+ * {@link WebhookIntake.redeliver}. No provider API is called on this path; it must answer fast
+ * under a storm of notifications (Midtrans retries a failed one only once, Xendit not at all).
  */
 export class WebhookIntake {
   constructor(private readonly deps: WebhookIntakeDeps) {}
@@ -40,59 +40,102 @@ export class WebhookIntake {
     log: FastifyBaseLogger,
   ): Promise<IntakeOutcome> {
     const provider = this.deps.providers.get(providerName);
-    if (!provider) throw new AppError('provider-unknown');
-    let event;
+    if (!provider) {
+      this.deps.metrics.rejected.inc({ provider: 'unknown', reason: 'provider' });
+      throw new AppError('provider-unknown');
+    }
+    let event: WebhookEvent;
     try {
       event = provider.parseWebhook(rawBody, headers);
     } catch (error) {
-      if (error instanceof WebhookRejected) {
-        throw error.reason === 'signature'
-          ? new AppError('webhook-signature-invalid')
-          : new AppError('validation-failed', { detail: error.message });
-      }
-      throw error;
+      if (!(error instanceof WebhookRejected)) throw error;
+      this.deps.metrics.rejected.inc({ provider: providerName, reason: error.reason });
+      throw error.reason === 'signature'
+        ? new AppError('webhook-signature-invalid')
+        : new AppError('validation-failed', { detail: error.message });
     }
+    this.deps.metrics.received.inc({ provider: providerName });
 
-    const donationId = UUID.test(event.donationRef) ? event.donationRef.toLowerCase() : null;
-    const donation = donationId ? await this.deps.donations.findById(donationId) : undefined;
+    const donation = await this.deps.donations.findForNotification(
+      providerName,
+      event.donationRef,
+      event.providerReference,
+    );
     const inboxId = await this.deps.inbox.insert(
       providerName,
       event,
-      donation ? donation.id : null,
+      donation?.id ?? null,
       rawBody.toString('utf8'),
     );
-    if (inboxId === undefined) return 'duplicate';
+    if (inboxId === undefined) {
+      this.deps.metrics.duplicates.inc({ provider: providerName });
+      return 'duplicate';
+    }
+    return this.deliver(inboxId, providerName, event, donation, log);
+  }
+
+  /**
+   * Delivers inbox rows whose delivery failed (Temporal was away). Run periodically; delivering
+   * a row twice is harmless, since the workflow's reducer ignores a repeated event and a
+   * reversal workflow's ID admits one run.
+   */
+  async redeliver(log: FastifyBaseLogger, limit = 100): Promise<number> {
+    const entries = await this.deps.inbox.findUndelivered(limit, 2_000);
+    let delivered = 0;
+    for (const entry of entries) {
+      const donation = await this.deps.donations.findForNotification(
+        entry.provider,
+        entry.event.donationRef,
+        entry.event.providerReference,
+      );
+      const outcome = await this.deliver(entry.id, entry.provider, entry.event, donation, log);
+      if (outcome === 'delivered') delivered++;
+    }
+    return delivered;
+  }
+
+  private async deliver(
+    inboxId: string,
+    providerName: string,
+    event: WebhookEvent,
+    donation: Donation | undefined,
+    log: FastifyBaseLogger,
+  ): Promise<IntakeOutcome> {
     if (!donation) {
       log.warn(
         { provider: providerName, eventKey: event.eventKey },
         'webhook for unknown donation',
       );
+      this.deps.metrics.unknown.inc({ provider: providerName });
       await this.deps.inbox.markProcessed(inboxId, 'unknown-donation');
       return 'unknown-donation';
     }
-
     try {
-      await this.deps.temporal.connection.withDeadline(
-        Date.now() + (this.deps.signalTimeoutMs ?? 2_000),
-        () =>
-          this.deps.temporal.workflow.getHandle(donation.workflowId).signal(paymentEventSignal, {
-            eventKey: event.eventKey,
-            status: event.status,
-            amount: event.amount,
-            currency: event.currency,
-            occurredAt: event.occurredAt,
-          }),
-      );
+      await this.withinDeadline(async () => {
+        try {
+          await this.deps.temporal.workflow
+            .getHandle(donation.workflowId)
+            .signal(paymentEventSignal, {
+              eventKey: event.eventKey,
+              status: event.status,
+              amount: event.amount,
+              currency: event.currency,
+              occurredAt: event.occurredAt,
+            });
+        } catch (error) {
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+          await this.afterWorkflowClosed(inboxId, donation, event);
+          return;
+        }
+        await this.deps.inbox.markProcessed(inboxId);
+      });
+      return 'delivered';
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) {
-        return this.afterWorkflowClosed(inboxId, donation, event.status, log);
-      }
-      log.warn({ err: error, inboxId }, 'signal deferred: Temporal unavailable');
+      log.warn({ err: error, inboxId }, 'delivery deferred: Temporal unavailable');
+      this.deps.metrics.deferred.inc({ provider: providerName });
       await this.deps.inbox.recordFailure(inboxId, String(error));
       return 'deferred';
     }
-    await this.deps.inbox.markProcessed(inboxId);
-    return 'delivered';
   }
 
   /**
@@ -103,32 +146,31 @@ export class WebhookIntake {
   private async afterWorkflowClosed(
     inboxId: string,
     donation: Donation,
-    status: PaymentStatus,
-    log: FastifyBaseLogger,
-  ): Promise<IntakeOutcome> {
+    event: WebhookEvent,
+  ): Promise<void> {
     const kind =
-      status === 'REFUNDED' ? 'REFUND' : status === 'CHARGED_BACK' ? 'CHARGEBACK' : undefined;
+      event.status === 'REFUNDED'
+        ? 'REFUND'
+        : event.status === 'CHARGED_BACK'
+          ? 'CHARGEBACK'
+          : undefined;
     if (!kind) {
       await this.deps.inbox.markProcessed(inboxId, 'workflow-closed');
-      return 'delivered';
+      return;
     }
-    try {
-      const workflowId = await this.deps.temporal.connection.withDeadline(
-        Date.now() + (this.deps.signalTimeoutMs ?? 2_000),
-        () =>
-          startReversal(this.deps.temporal, this.deps.taskQueue, donation, {
-            kind,
-            amount: donation.amount,
-            reason: `provider reported ${status}`,
-            source: 'provider',
-          }),
-      );
-      await this.deps.inbox.markProcessed(inboxId, `reversal:${workflowId}`);
-      return 'delivered';
-    } catch (error) {
-      log.warn({ err: error, inboxId }, 'reversal deferred: Temporal unavailable');
-      await this.deps.inbox.recordFailure(inboxId, String(error));
-      return 'deferred';
-    }
+    const workflowId = await startReversal(this.deps.temporal, this.deps.taskQueue, donation, {
+      kind,
+      amount: donation.amount,
+      reason: `provider reported ${event.status}`,
+      source: 'provider',
+    });
+    await this.deps.inbox.markProcessed(inboxId, `reversal:${workflowId}`);
+  }
+
+  private withinDeadline<T>(fn: () => Promise<T>): Promise<T> {
+    return this.deps.temporal.connection.withDeadline(
+      Date.now() + (this.deps.signalTimeoutMs ?? 2_000),
+      fn,
+    );
   }
 }

@@ -30,6 +30,7 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
   const now = options.now ?? Date.now;
   return {
     name: 'simulator',
+    verifyBeforeCredit: false,
 
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
       const payment = await requestJson<SimulatorPayment>(`${options.baseUrl}/v1/payments`, {
