@@ -10,7 +10,26 @@ import type {
   SimulatorStatus,
 } from './simulator-protocol';
 
-export interface SimulatorOptions {
+/**
+ * Adversarial delivery, for a whole run (constructor) or one payment (`plan`). Rates are
+ * probabilities from 0 to 1, drawn independently for each payment or call.
+ */
+export interface SimulatorKnobs {
+  /** Added to every API answer, in milliseconds. */
+  latencyMs?: number;
+  /** Share of payments refused at creation with 402. */
+  declineRate?: number;
+  /** Share of API calls answered 503 (the gateway having a bad minute); clients retry. */
+  errorRate?: number;
+  /** Each notification is delivered this many times in all. */
+  duplicates?: number;
+  /** Before a settlement, deliver a stale `pending` notification after it. */
+  reorder?: boolean;
+  /** Deliver notifications only after this many milliseconds. */
+  webhookDelayMs?: number;
+}
+
+export interface SimulatorOptions extends SimulatorKnobs {
   /** Where notifications go; see {@link PaymentSimulator.webhookUrl}. */
   webhookUrl: string;
   webhookSecret: string;
@@ -24,7 +43,7 @@ const createTypedApp = () => Fastify({ logger: false }).withTypeProvider<TypeBox
 type TypedApp = ReturnType<typeof createTypedApp>;
 
 /** How the simulated gateway treats one payment, planned by a test before it is created. */
-export interface PaymentPlan {
+export interface PaymentPlan extends SimulatorKnobs {
   /** Refuse the payment at creation with 402. */
   decline?: boolean;
   /** Settle on its own after this delay; negative leaves it pending. Defaults to the run's. */
@@ -62,6 +81,7 @@ export class PaymentSimulator {
   private readonly charges = new Map<string, number>();
   private readonly refunds = new Map<string, number>();
   private readonly plans = new Map<string, PaymentPlan>();
+  private readonly declined = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
   /** Mutable because a test learns the API's port only after the simulator is listening. */
@@ -116,6 +136,19 @@ export class PaymentSimulator {
   }
 
   private routes(app: TypedApp): void {
+    // Latency and transient errors, per payment where the request names one.
+    app.addHook('preHandler', async (request, reply) => {
+      const params = request.params as { id?: string } | undefined;
+      const body = request.body as { reference?: string } | undefined;
+      const reference =
+        body?.reference ?? (params?.id ? this.payments.get(params.id)?.reference : undefined);
+      const knobs = this.knobs(reference);
+      if (knobs.latencyMs) await this.sleep(knobs.latencyMs);
+      if (knobs.errorRate && Math.random() < knobs.errorRate) {
+        return reply.code(503).send({ error: 'simulated gateway error' });
+      }
+    });
+
     app.post('/v1/payments', { schema: { body: CreateBody } }, async (request, reply) => {
       const key = request.headers['idempotency-key'];
       if (typeof key !== 'string' || key.length === 0) {
@@ -129,8 +162,12 @@ export class PaymentSimulator {
         }
         return reply.code(200).send(this.payments.get(previous.paymentId));
       }
-      const plan = this.plans.get(request.body.reference) ?? {};
-      if (plan.decline) {
+      const plan = this.knobs(request.body.reference);
+      const declined =
+        this.declined.has(key) || plan.decline || Math.random() < (plan.declineRate ?? 0);
+      if (declined) {
+        // The same request is declined again: a decline is an answer, not a transient error.
+        this.declined.add(key);
         return reply.code(402).send({ error: 'payment declined by the issuer' });
       }
       const payment: SimulatorPayment = {
@@ -196,22 +233,41 @@ export class PaymentSimulator {
     );
   }
 
+  /** The knobs for one payment: the run's, overridden by its plan. */
+  private knobs(reference: string | undefined): PaymentPlan {
+    return { ...this.options, ...(reference ? this.plans.get(reference) : undefined) };
+  }
+
+  /** Notifies galang of a payment's current status, with the planned adversity. */
   private async notify(payment: SimulatorPayment): Promise<void> {
-    if (this.plans.get(payment.reference)?.dropWebhooks) return;
-    const notification: SimulatorNotification = {
-      type: 'payment.updated',
-      data: {
-        id: payment.id,
-        reference: payment.reference,
-        status: payment.status,
-        amount: payment.paid_amount ?? payment.amount,
-        currency: payment.currency,
-        occurred_at: new Date().toISOString(),
-      },
-    };
-    const body = JSON.stringify(notification);
+    const knobs = this.knobs(payment.reference);
+    if (knobs.dropWebhooks) return;
+    if (knobs.webhookDelayMs) await this.sleep(knobs.webhookDelayMs);
+    const message = (status: SimulatorStatus, occurredAt: Date) =>
+      JSON.stringify({
+        type: 'payment.updated',
+        data: {
+          id: payment.id,
+          reference: payment.reference,
+          status,
+          amount: payment.paid_amount ?? payment.amount,
+          currency: payment.currency,
+          occurred_at: occurredAt.toISOString(),
+        },
+      } satisfies SimulatorNotification);
     const id = `msg_${randomUUID()}`;
-    const attempts = this.options.maxDeliveryAttempts ?? 8;
+    const body = message(payment.status, new Date());
+    // A duplicate is the same message delivered again, as a gateway's retry would be.
+    const copies = Math.max(1, knobs.duplicates ?? 1);
+    await Promise.all(Array.from({ length: copies }, () => this.deliver(id, body)));
+    if (knobs.reorder && payment.status === 'settled') {
+      await this.deliver(`msg_${randomUUID()}`, message('pending', new Date(Date.now() - 60_000)));
+    }
+  }
+
+  /** POSTs one signed message, retrying with backoff while galang's endpoint fails. */
+  private async deliver(id: string, body: string): Promise<void> {
+    const attempts = this.options.maxDeliveryAttempts ?? 10;
     for (let attempt = 0; attempt < attempts && !this.closed; attempt++) {
       const timestamp = Math.floor(Date.now() / 1000);
       try {
@@ -235,10 +291,14 @@ export class PaymentSimulator {
       } catch {
         // Our endpoint is down or slow: back off and deliver again, like a real gateway.
       }
-      await new Promise<void>((resolve) => {
-        this.later(Math.min(200 * 2 ** attempt, 5_000), resolve);
-      });
+      await this.sleep(Math.min(200 * 2 ** attempt, 5_000));
     }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.later(ms, resolve);
+    });
   }
 
   private later(ms: number, fn: () => void): void {
