@@ -13,8 +13,13 @@ import { IdempotencyStore } from '../../src/idempotency/idempotency-store';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { DonationRepository } from '../../src/donations/donation-repository';
+import { createMidtransProvider } from '../../src/providers/midtrans/midtrans-provider';
+import type { PaymentProvider } from '../../src/providers/payment-provider';
 import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
 import { PaymentSimulator } from '../../src/providers/simulator/simulator-server';
+import type { SimulatorKnobs } from '../../src/providers/simulator/simulator-server';
+import { createStripeProvider } from '../../src/providers/stripe/stripe-provider';
+import { createXenditProvider } from '../../src/providers/xendit/xendit-provider';
 import { createTemporalClient } from '../../src/temporal/temporal-client';
 import { createDonationWorker } from '../../src/temporal/worker';
 import { createMetrics } from '../../src/observability/metrics';
@@ -49,7 +54,17 @@ export interface StackOptions {
   workerDatabaseUrl?: string;
   /** Start no worker in this process (a test runs it as a child process). */
   noWorker?: boolean;
+  /** The API's own Postgres URL and Temporal address (a test cuts them through a proxy). */
+  apiDatabaseUrl?: string;
+  apiTemporalAddress?: string;
+  /** Knobs for the whole simulator run. */
+  simulator?: SimulatorKnobs;
 }
+
+/** Test credentials of the providers whose webhooks the API verifies in tests. */
+export const MIDTRANS_SERVER_KEY = 'SB-Mid-server-test-key';
+export const XENDIT_CALLBACK_TOKEN = 'xendit-callback-token-test';
+export const STRIPE_WEBHOOK_SECRET = 'whsec_stripe_test_secret';
 
 /**
  * The whole pipeline for one test file, on the shared Temporal server and database: the API on
@@ -71,6 +86,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     OPERATOR_KEYS: `ops:${OPERATOR_SECRET}`,
     PAYMENT_TIMEOUT_SECONDS: String(options.paymentTimeoutSeconds ?? 60),
     SIMULATOR_WEBHOOK_SECRET: DEV_SIMULATOR_SECRET,
+    INBOX_REDELIVERY_INTERVAL_MS: '300',
     ...options.env,
   });
 
@@ -81,22 +97,57 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     webhookUrl: 'http://127.0.0.1:1/unset',
     webhookSecret: DEV_SIMULATOR_SECRET,
     autoPayMs: options.autoPayMs ?? 200,
+    ...options.simulator,
   });
   const simulatorUrl = await simulator.listen(0);
-  const providers = new Map([
+  const simulatorProvider = createSimulatorProvider({
+    baseUrl: simulatorUrl,
+    webhookSecrets: [DEV_SIMULATOR_SECRET],
+  });
+  const providers = new Map([['simulator', simulatorProvider]]);
+  // The API also verifies the other providers' webhooks (their APIs are never called here).
+  const unreachable = 'http://127.0.0.1:9';
+  const apiProviders = new Map<string, PaymentProvider>([
+    ...providers,
     [
-      'simulator',
-      createSimulatorProvider({ baseUrl: simulatorUrl, webhookSecrets: [DEV_SIMULATOR_SECRET] }),
+      'midtrans',
+      createMidtransProvider({ baseUrl: unreachable, serverKeys: [MIDTRANS_SERVER_KEY] }),
+    ],
+    [
+      'xendit',
+      createXenditProvider({
+        baseUrl: unreachable,
+        secretKey: 'x',
+        callbackTokens: [XENDIT_CALLBACK_TOKEN],
+      }),
+    ],
+    [
+      'stripe',
+      createStripeProvider({
+        baseUrl: unreachable,
+        secretKey: 'x',
+        webhookSecrets: [STRIPE_WEBHOOK_SECRET],
+      }),
     ],
   ]);
-  const apiTemporal = createTemporalClient(config.temporal);
+  const apiTemporal = createTemporalClient({
+    ...config.temporal,
+    address: options.apiTemporalAddress ?? config.temporal.address,
+  });
+  const apiDb = options.apiDatabaseUrl
+    ? createDatabase({
+        connectionString: options.apiDatabaseUrl,
+        max: 5,
+        connectionTimeoutMillis: 1_000,
+      })
+    : db;
   const app = await buildApp({
     config,
-    db,
+    db: apiDb,
     redis,
     idempotencyStore: store,
     temporal: apiTemporal,
-    providers,
+    providers: apiProviders,
     defaultProvider: 'simulator',
     metrics: createMetrics(),
     logger: false,
@@ -142,6 +193,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await running;
       await worker?.connection.close();
       if (workerDb !== db) await workerDb.destroy();
+      if (apiDb !== db) await apiDb.destroy();
       await app.close();
       await simulator.close();
       await apiTemporal.connection.close();

@@ -1,0 +1,212 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { signStandardWebhook } from '../../src/providers/standard-webhooks';
+import { midtransSignature } from '../../src/providers/midtrans/midtrans-provider';
+import { signStripe } from '../../src/providers/stripe/stripe-signature';
+import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
+import {
+  MIDTRANS_SERVER_KEY,
+  STRIPE_WEBHOOK_SECRET,
+  XENDIT_CALLBACK_TOKEN,
+  startStack,
+} from '../support/stack';
+import type { Stack } from '../support/stack';
+
+/** `POST /v1/webhooks/:provider` on the real app and database. */
+describe('webhook intake', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  const inboxRows = async () =>
+    (
+      await stack.db
+        .selectFrom('webhook_inbox')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
+
+  const send = (provider: string, body: string | Buffer, headers: Record<string, string>) =>
+    stack.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${provider}`,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: body,
+    });
+
+  const simulatorHeaders = (body: string, id = `msg_${randomUUID()}`) => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signStandardWebhook(DEV_SIMULATOR_SECRET, id, timestamp, body),
+    };
+  };
+  const stray = (reference = randomUUID()) =>
+    JSON.stringify({
+      type: 'payment.updated',
+      data: {
+        id: `sim_${randomUUID()}`,
+        reference,
+        status: 'settled',
+        amount: 1000,
+        currency: 'IDR',
+        occurred_at: new Date().toISOString(),
+      },
+    });
+
+  it('refuses a bad signature (401), a malformed body (400) and an unknown provider (404), writing nothing', async () => {
+    const before = await inboxRows();
+    const body = stray();
+    const forged = await send('simulator', body, {
+      ...simulatorHeaders(body),
+      'webhook-signature': 'v1,AAAA',
+    });
+    expect(forged.statusCode).toBe(401);
+    expect(forged.json()).toMatchObject({ code: 'webhook-signature-invalid' });
+    const garbage = '{"not":"a notification"}';
+    expect((await send('simulator', garbage, simulatorHeaders(garbage))).statusCode).toBe(400);
+    expect((await send('paypal', body, {})).statusCode).toBe(404);
+    expect((await send('midtrans', body, {})).statusCode).toBe(401);
+    expect(await inboxRows()).toBe(before);
+  });
+
+  it('records a stray event for an unknown donation, answers 200 and counts it', async () => {
+    const body = stray();
+    const response = await send('simulator', body, simulatorHeaders(body));
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ received: true, outcome: 'unknown-donation' });
+    const metrics = await stack.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(
+      /galang_webhooks_unknown_donation_total\{provider="simulator"\} [1-9]/,
+    );
+  });
+
+  it('answers a duplicate at once with 200 and records it once', async () => {
+    const body = stray();
+    const headers = simulatorHeaders(body);
+    const before = await inboxRows();
+    expect((await send('simulator', body, headers)).json()).toMatchObject({
+      outcome: 'unknown-donation',
+    });
+    expect((await send('simulator', body, headers)).json()).toMatchObject({ outcome: 'duplicate' });
+    expect(await inboxRows()).toBe(before + 1);
+  });
+
+  it('dedupes each provider by its own event key', async () => {
+    const orderId = `order-${randomUUID()}`;
+    const midtrans = {
+      order_id: orderId,
+      status_code: '200',
+      gross_amount: '1000.00',
+      transaction_status: 'settlement',
+      currency: 'IDR',
+      signature_key: midtransSignature(orderId, '200', '1000.00', MIDTRANS_SERVER_KEY),
+    };
+    expect((await send('midtrans', JSON.stringify(midtrans), {})).json()).toMatchObject({
+      outcome: 'unknown-donation',
+    });
+    expect((await send('midtrans', JSON.stringify(midtrans, null, 1), {})).json()).toMatchObject({
+      outcome: 'duplicate',
+    });
+
+    const invoice = JSON.stringify({
+      id: `inv_${randomUUID()}`,
+      external_id: 'x',
+      status: 'PAID',
+      amount: 1000,
+      currency: 'IDR',
+    });
+    const token = { 'x-callback-token': XENDIT_CALLBACK_TOKEN };
+    expect((await send('xendit', invoice, token)).json()).toMatchObject({
+      outcome: 'unknown-donation',
+    });
+    expect((await send('xendit', invoice, token)).json()).toMatchObject({ outcome: 'duplicate' });
+
+    const event = JSON.stringify({
+      id: `evt_${randomUUID()}`,
+      type: 'payment_intent.succeeded',
+      created: 1,
+      data: {
+        object: { id: 'pi_x', amount: 100_000, currency: 'idr', status: 'succeeded', metadata: {} },
+      },
+    });
+    const signature = {
+      'stripe-signature': signStripe(STRIPE_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), event),
+    };
+    expect((await send('stripe', event, signature)).json()).toMatchObject({
+      outcome: 'unknown-donation',
+    });
+    expect((await send('stripe', event, signature)).json()).toMatchObject({ outcome: 'duplicate' });
+  });
+
+  it('survives a few thousand malformed requests: never a 5xx, never a write', async () => {
+    const before = await inboxRows();
+    const providers = ['simulator', 'midtrans', 'xendit', 'stripe', 'nope', 'x'.repeat(40)];
+    const bodies = [
+      () => randomBytes(Math.floor(Math.random() * 300)),
+      () => Buffer.from('{"data":' + JSON.stringify(randomBytes(20).toString('latin1')) + '}'),
+      () =>
+        Buffer.from(
+          JSON.stringify({ data: { id: 1, reference: null, status: 'settled', amount: 'NaN' } }),
+        ),
+      () => Buffer.from('['.repeat(5000)),
+      () =>
+        Buffer.from(
+          JSON.stringify({
+            order_id: 'o',
+            status_code: '200',
+            gross_amount: '1.00',
+            signature_key: 'f'.repeat(128),
+          }),
+        ),
+      () => Buffer.from(JSON.stringify({ id: 'evt', type: 'charge.refunded', data: null })),
+      () => Buffer.alloc(0),
+    ];
+    const headerSets = [
+      () => ({}),
+      () => ({ 'webhook-id': 'msg', 'webhook-timestamp': 'yesterday', 'webhook-signature': 'v1,' }),
+      () => ({
+        'webhook-id': randomUUID(),
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': `v1,${randomBytes(32).toString('base64')} v2,zzz`,
+      }),
+      () => ({ 'stripe-signature': `t=${Date.now()},v1=${randomBytes(32).toString('hex')}` }),
+      () => ({ 'stripe-signature': 't=,v1=,,=' }),
+      () => ({ 'x-callback-token': randomBytes(16).toString('hex') }),
+      () => ({ 'content-type': 'text/plain' }),
+    ];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 3000; i++) {
+      const provider = providers[i % providers.length] ?? 'simulator';
+      const body = bodies[i % bodies.length]?.() ?? Buffer.alloc(0);
+      const headers = headerSets[Math.floor(i / 7) % headerSets.length]?.() ?? {};
+      const response = await send(provider, body, headers);
+      statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+      expect(response.statusCode).toBeLessThan(500);
+    }
+    // Correctly signed but malformed simulator bodies too: 400, not 500.
+    for (let i = 0; i < 500; i++) {
+      const body = JSON.stringify({
+        type: 'payment.updated',
+        data: {
+          id: randomUUID(),
+          status: ['settled', 'weird', 7][i % 3],
+          amount: [1, -1, 1.5, 'x'][i % 4],
+          currency: 'IDR',
+          reference: 'r',
+          occurred_at: 'now',
+        },
+      });
+      const response = await send('simulator', body, simulatorHeaders(body));
+      statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+      expect(response.statusCode).toBeLessThan(500);
+    }
+    expect([...statuses.keys()].every((s) => s < 500)).toBe(true);
+    expect(statuses.get(401)).toBeGreaterThan(0);
+    expect(await inboxRows()).toBe(before + (statuses.get(200) ?? 0));
+  });
+});
