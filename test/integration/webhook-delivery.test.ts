@@ -89,7 +89,7 @@ describe('webhook delivery under adversity', () => {
     const stack = await startStack({
       autoPayMs: -1,
       apiTemporalAddress: proxy.address,
-      env: { TEMPORAL_REQUEST_TIMEOUT_MS: '1500' },
+      env: { TEMPORAL_REQUEST_TIMEOUT_MS: '1500', INBOX_REDELIVERY_INTERVAL_MS: '300' },
     });
     try {
       const campaignId = await createCampaign(stack.db);

@@ -40,6 +40,7 @@ export async function spawnApi(
     OPERATOR_KEYS: `ops:${OPERATOR_SECRET}`,
     PAYMENT_TIMEOUT_SECONDS: String(config.paymentTimeoutSeconds),
     SIMULATOR_WEBHOOK_SECRET: config.simulator.webhookSecret,
+    INBOX_REDELIVERY_INTERVAL_MS: String(config.inboxRedeliveryIntervalMs),
     ...overrides,
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/api.ts'], {

@@ -86,7 +86,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     OPERATOR_KEYS: `ops:${OPERATOR_SECRET}`,
     PAYMENT_TIMEOUT_SECONDS: String(options.paymentTimeoutSeconds ?? 60),
     SIMULATOR_WEBHOOK_SECRET: DEV_SIMULATOR_SECRET,
-    INBOX_REDELIVERY_INTERVAL_MS: '300',
+    // Test files share one database: a stack redelivers only where a test asks it to, or it
+    // would deliver other files' rows through its own Temporal connection.
+    INBOX_REDELIVERY_INTERVAL_MS: '3600000',
     ...options.env,
   });
 
