@@ -32,15 +32,7 @@ export class ProgressCache {
   }
 
   async set(progress: CampaignProgress): Promise<CachedProgress> {
-    const value: CachedProgress = {
-      campaignId: progress.id,
-      goalAmount: progress.goalAmount,
-      confirmedAmount: progress.confirmedAmount,
-      donationCount: progress.donationCount,
-      currency: progress.currency,
-      version: progress.version,
-      updatedAt: progress.updatedAt.toISOString(),
-    };
+    const value = toCachedProgress(progress);
     await this.redis.set(
       progressCacheKey(progress.id),
       JSON.stringify(value),
@@ -53,4 +45,17 @@ export class ProgressCache {
   async invalidate(campaignId: string): Promise<void> {
     await this.redis.del(progressCacheKey(campaignId));
   }
+}
+
+/** The cached (and served) form of a campaign's progress. */
+export function toCachedProgress(progress: CampaignProgress): CachedProgress {
+  return {
+    campaignId: progress.id,
+    goalAmount: progress.goalAmount,
+    confirmedAmount: progress.confirmedAmount,
+    donationCount: progress.donationCount,
+    currency: progress.currency,
+    version: progress.version,
+    updatedAt: progress.updatedAt.toISOString(),
+  };
 }

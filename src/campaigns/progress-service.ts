@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import type { CampaignRepository } from './campaign-repository';
+import { toCachedProgress } from './progress-cache';
 import type { CachedProgress, ProgressCache } from './progress-cache';
 
 export interface ProgressView {
@@ -35,17 +36,7 @@ export class ProgressService {
       log.warn({ err: error }, 'progress cache write failed');
       return undefined;
     });
-    return view(
-      fresh ?? {
-        campaignId: progress.id,
-        goalAmount: progress.goalAmount,
-        confirmedAmount: progress.confirmedAmount,
-        donationCount: progress.donationCount,
-        currency: progress.currency,
-        version: progress.version,
-        updatedAt: progress.updatedAt.toISOString(),
-      },
-    );
+    return view(fresh ?? toCachedProgress(progress));
   }
 }
 

@@ -178,14 +178,15 @@ export class DonationRepository {
         .where('id', '=', id)
         .forUpdate()
         .executeTakeFirstOrThrow();
+      const unchanged: ReversalResult = {
+        status: donation.status,
+        reversed: false,
+        amount: 0,
+        campaignId: donation.campaign_id,
+      };
       const reversible: DonationStatus[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
       if (!reversible.includes(donation.status)) {
-        return {
-          status: donation.status,
-          reversed: false,
-          amount: 0,
-          campaignId: donation.campaign_id,
-        };
+        return unchanged;
       }
       const already = await trx
         .selectFrom('donation_ledger')
@@ -196,12 +197,7 @@ export class DonationRepository {
       const remaining = already.net;
       const amount = Math.min(requested, remaining);
       if (amount <= 0) {
-        return {
-          status: donation.status,
-          reversed: false,
-          amount: 0,
-          campaignId: donation.campaign_id,
-        };
+        return unchanged;
       }
       const entry = await trx
         .insertInto('donation_ledger')
@@ -216,12 +212,7 @@ export class DonationRepository {
         .returning('id')
         .executeTakeFirst();
       if (!entry) {
-        return {
-          status: donation.status,
-          reversed: false,
-          amount: 0,
-          campaignId: donation.campaign_id,
-        };
+        return unchanged;
       }
       const full = amount === remaining;
       const status: DonationStatus =

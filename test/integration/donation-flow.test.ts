@@ -1,4 +1,5 @@
 import { progressCacheKey } from '../../src/campaigns/progress-cache';
+import { postDonation } from '../support/donations';
 import {
   CLIENT_SECRET,
   createCampaign,
@@ -22,16 +23,7 @@ describe('a donation, end to end', () => {
     await stack.stop();
   });
 
-  const post = (key: string, body: unknown) =>
-    fetch(`${stack.apiUrl}/v1/donations`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CLIENT_SECRET}`,
-        'idempotency-key': key,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    });
+  const post = (key: string, body: unknown) => postDonation(stack.apiUrl, key, body);
 
   it('is taken once, charged once, credited once, and evicts the cached progress', async () => {
     const campaignId = await createCampaign(stack.db);

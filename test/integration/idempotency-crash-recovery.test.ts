@@ -3,14 +3,10 @@ import { deriveUuid, scopedKey } from '../../src/idempotency/idempotency-key';
 import { donationWorkflowId } from '../../src/donations/donation-service';
 import { spawnApi } from '../support/api-process';
 import type { ApiProcess } from '../support/api-process';
+import { clientAScope, effectsOf, postDonation, waitForStatus } from '../support/donations';
 import { TcpProxy } from '../support/tcp-proxy';
-import {
-  CLIENT_SECRET,
-  createCampaign,
-  donationBody,
-  eventually,
-  startStack,
-} from '../support/stack';
+import type { ProxyMode } from '../support/tcp-proxy';
+import { createCampaign, donationBody, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 
 /**
@@ -19,91 +15,75 @@ import type { Stack } from '../support/stack';
  */
 describe('idempotency across processes and crashes', () => {
   let stack: Stack;
+  let proxy: Awaited<ReturnType<typeof TcpProxy.start>>;
   const apis: ApiProcess[] = [];
 
   beforeAll(async () => {
     stack = await startStack({ autoPayMs: 100 });
+    proxy = await TcpProxy.start(stack.config.temporal.address);
   });
   afterEach(async () => {
+    proxy.set('pass');
     await Promise.all(apis.splice(0).map((api) => api.stop()));
   });
   afterAll(async () => {
+    await proxy.close();
     await stack.stop();
   });
 
-  const post = (url: string, key: string, body: unknown) =>
-    fetch(`${url}/v1/donations`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CLIENT_SECRET}`,
-        'idempotency-key': key,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    });
+  const spawn = async (overrides: Record<string, string> = {}) => {
+    const api = await spawnApi(stack.config, overrides);
+    apis.push(api);
+    return api;
+  };
 
-  const scope = (key: string) => ({
-    clientId: 'client-a',
-    method: 'POST',
-    route: '/v1/donations',
-    key,
-  });
-
-  async function effectsOf(donationId: string) {
-    const count = async (table: 'donations' | 'donation_ledger', column: 'id' | 'donation_id') =>
-      (
-        await stack.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where(column, '=', donationId)
-          .executeTakeFirstOrThrow()
-      ).n;
-    const executions = [];
-    for await (const e of stack.temporal.workflow.list({
-      query: `WorkflowId = '${donationWorkflowId(donationId)}'`,
-    })) {
-      executions.push(e);
-    }
-    return {
-      donations: await count('donations', 'id'),
-      ledger: await count('donation_ledger', 'donation_id'),
-      workflows: executions.length,
-      charges: stack.simulator.chargeCount(`${donationId}:create`),
-    };
-  }
-
-  async function confirmed(donationId: string) {
-    await eventually(async () => {
-      const row = await stack.db
-        .selectFrom('donations')
-        .select('status')
-        .where('id', '=', donationId)
-        .executeTakeFirst();
-      return row?.status === 'CONFIRMED' ? true : undefined;
-    }, 30_000);
-  }
-
-  /** Retries like a well-behaved client: same key and body, honouring Retry-After on 409. */
+  /** Retries like a well-behaved client: same key and body, honouring 409 and 503. */
   async function retryUntilAccepted(url: string, key: string, body: unknown) {
     for (let attempt = 0; attempt < 40; attempt++) {
-      const response = await post(url, key, body);
+      const response = await postDonation(url, key, body);
       if (response.status !== 409 && response.status !== 503) return response;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     throw new Error('never accepted');
   }
 
+  /**
+   * An API process whose Temporal connection the test breaks under it (`mode`) after warming
+   * it up, then a request with `key` that hangs until `hung` says the moment has come, then
+   * SIGKILL.
+   */
+  async function crashMidRequest(
+    mode: ProxyMode,
+    leaseSeconds: number,
+    hung: (key: string, donationId: string) => Promise<unknown>,
+  ) {
+    const doomed = await spawn({
+      TEMPORAL_ADDRESS: proxy.address,
+      TEMPORAL_REQUEST_TIMEOUT_MS: '60000',
+      IDEMPOTENCY_LEASE_SECONDS: String(leaseSeconds),
+    });
+    const campaignId = await createCampaign(stack.db);
+    const warm = await postDonation(doomed.url, `warm-${Date.now()}`, donationBody(campaignId));
+    expect(warm.status).toBe(202);
+    proxy.set(mode);
+    const key = `crash-${mode}-${Date.now()}`;
+    const donationId = deriveUuid(clientAScope(key));
+    void postDonation(doomed.url, key, donationBody(campaignId)).catch(() => undefined);
+    await eventually(() => hung(key, donationId));
+    await doomed.kill9();
+    return { key, donationId, campaignId };
+  }
+
   it('takes 200 concurrent requests with one key across two processes exactly once', async () => {
-    const first = await spawnApi(stack.config);
-    const second = await spawnApi(stack.config);
-    apis.push(first, second);
+    const first = await spawn();
+    const second = await spawn();
     const campaignId = await createCampaign(stack.db);
     const key = `burst-${Date.now()}`;
     const body = donationBody(campaignId);
 
     const responses = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
-        const response = await post((i % 2 === 0 ? first : second).url, key, body);
+        const response = await postDonation((i % 2 === 0 ? first : second).url, key, body);
         return {
           status: response.status,
           replayed: response.headers.get('idempotent-replayed') === 'true',
@@ -121,108 +101,68 @@ describe('idempotency across processes and crashes', () => {
     for (const replay of replays) expect(replay.body).toBe(original?.body);
     for (const conflict of conflicts) expect(Number(conflict.retryAfter)).toBeGreaterThan(0);
 
-    const donationId = deriveUuid(scope(key));
-    await confirmed(donationId);
-    expect(await effectsOf(donationId)).toEqual({
+    const donationId = deriveUuid(clientAScope(key));
+    await waitForStatus(stack, donationId, 'CONFIRMED');
+    expect(await effectsOf(stack, donationId)).toMatchObject({
       donations: 1,
-      ledger: 1,
+      ledger: [{ entry_type: 'DONATION', amount: 50_000 }],
       workflows: 1,
       charges: 1,
     });
   });
 
   it('recovers a claim whose process was killed between claim and workflow start', async () => {
-    const proxy = await TcpProxy.start(stack.config.temporal.address);
-    try {
-      const doomed = await spawnApi(stack.config, {
-        TEMPORAL_ADDRESS: proxy.address,
-        TEMPORAL_REQUEST_TIMEOUT_MS: '60000',
-        IDEMPOTENCY_LEASE_SECONDS: '5',
-      });
-      apis.push(doomed);
-      const campaignId = await createCampaign(stack.db);
-      // Open the process's Temporal connection, then hang the network under it.
-      expect((await post(doomed.url, `warm-${Date.now()}`, donationBody(campaignId))).status).toBe(
-        202,
-      );
-      proxy.set('blackhole');
+    // Nothing reaches Temporal: the claim is made, the workflow never starts.
+    const { key, donationId, campaignId } = await crashMidRequest('blackhole', 5, async (k) =>
+      stack.store.get(scopedKey(clientAScope(k))),
+    );
+    await expect(
+      stack.temporal.workflow.getHandle(donationWorkflowId(donationId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
-      const key = `crash-before-start-${Date.now()}`;
-      const donationId = deriveUuid(scope(key));
-      void post(doomed.url, key, donationBody(campaignId)).catch(() => undefined);
-      await eventually(async () => stack.store.get(scopedKey(scope(key))));
-      await doomed.kill9();
-      await expect(
-        stack.temporal.workflow.getHandle(donationWorkflowId(donationId)).describe(),
-      ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    // Within the dead process's lease, a retry is told to wait, not let through.
+    const immediate = await postDonation(stack.apiUrl, key, donationBody(campaignId));
+    expect(immediate.status).toBe(409);
+    const survivor = await spawn();
+    const recovered = await retryUntilAccepted(survivor.url, key, donationBody(campaignId));
+    expect(recovered.status).toBe(202);
+    expect(((await recovered.json()) as { id: string }).id).toBe(donationId);
 
-      // Within the dead process's lease, a retry is told to wait, not let through.
-      const immediate = await post(stack.apiUrl, key, donationBody(campaignId));
-      expect(immediate.status).toBe(409);
-      const survivor = await spawnApi(stack.config);
-      apis.push(survivor);
-      const recovered = await retryUntilAccepted(survivor.url, key, donationBody(campaignId));
-      expect(recovered.status).toBe(202);
-      expect(((await recovered.json()) as { id: string }).id).toBe(donationId);
-
-      await confirmed(donationId);
-      expect(await effectsOf(donationId)).toEqual({
-        donations: 1,
-        ledger: 1,
-        workflows: 1,
-        charges: 1,
-      });
-      const replay = await post(survivor.url, key, donationBody(campaignId));
-      expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    } finally {
-      await proxy.close();
-    }
+    await waitForStatus(stack, donationId, 'CONFIRMED');
+    expect(await effectsOf(stack, donationId)).toMatchObject({
+      donations: 1,
+      workflows: 1,
+      charges: 1,
+    });
+    expect((await effectsOf(stack, donationId)).ledger).toHaveLength(1);
+    const replay = await postDonation(survivor.url, key, donationBody(campaignId));
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('re-attaches to the workflow when the process died between start and completion', async () => {
-    const proxy = await TcpProxy.start(stack.config.temporal.address);
-    try {
-      const doomed = await spawnApi(stack.config, {
-        TEMPORAL_ADDRESS: proxy.address,
-        TEMPORAL_REQUEST_TIMEOUT_MS: '60000',
-        IDEMPOTENCY_LEASE_SECONDS: '2',
-      });
-      apis.push(doomed);
-      const campaignId = await createCampaign(stack.db);
-      expect((await post(doomed.url, `warm-${Date.now()}`, donationBody(campaignId))).status).toBe(
-        202,
-      );
-      // Requests reach Temporal; its answers never come back.
-      proxy.set('drop-downstream');
+    // Requests reach Temporal; its answers never come back.
+    const { key, donationId, campaignId } = await crashMidRequest(
+      'drop-downstream',
+      2,
+      async (_, id) =>
+        stack.temporal.workflow
+          .getHandle(donationWorkflowId(id))
+          .describe()
+          .catch(() => undefined),
+    );
+    expect(stack.store.get(scopedKey(clientAScope(key)))?.status).toBe('IN_FLIGHT');
 
-      const key = `crash-after-start-${Date.now()}`;
-      const donationId = deriveUuid(scope(key));
-      void post(doomed.url, key, donationBody(campaignId)).catch(() => undefined);
-      await eventually(async () => {
-        try {
-          return await stack.temporal.workflow.getHandle(donationWorkflowId(donationId)).describe();
-        } catch {
-          return undefined;
-        }
-      });
-      expect(stack.store.get(scopedKey(scope(key)))?.status).toBe('IN_FLIGHT');
-      await doomed.kill9();
+    const survivor = await spawn();
+    const recovered = await retryUntilAccepted(survivor.url, key, donationBody(campaignId));
+    expect(recovered.status).toBe(202);
+    expect(((await recovered.json()) as { id: string }).id).toBe(donationId);
 
-      const survivor = await spawnApi(stack.config, { IDEMPOTENCY_LEASE_SECONDS: '2' });
-      apis.push(survivor);
-      const recovered = await retryUntilAccepted(survivor.url, key, donationBody(campaignId));
-      expect(recovered.status).toBe(202);
-      expect(((await recovered.json()) as { id: string }).id).toBe(donationId);
-
-      await confirmed(donationId);
-      expect(await effectsOf(donationId)).toEqual({
-        donations: 1,
-        ledger: 1,
-        workflows: 1,
-        charges: 1,
-      });
-    } finally {
-      await proxy.close();
-    }
+    await waitForStatus(stack, donationId, 'CONFIRMED');
+    expect(await effectsOf(stack, donationId)).toMatchObject({
+      donations: 1,
+      workflows: 1,
+      charges: 1,
+    });
+    expect((await effectsOf(stack, donationId)).ledger).toHaveLength(1);
   });
 });
