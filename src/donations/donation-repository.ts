@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { Db } from '../db/database';
-import type { DonationStatus, DonationsTable } from '../db/schema';
+import type { Database, DonationStatus, DonationsTable } from '../db/schema';
 import type { PaymentAction } from '../providers/payment-provider';
 import { OPEN_STATUSES } from './donation';
 import type { Donation, DonationInput, FinalFailureStatus } from './donation';
@@ -118,12 +118,7 @@ export class DonationRepository {
    */
   async confirm(id: string): Promise<ConfirmResult> {
     return this.db.transaction().execute(async (trx) => {
-      const donation = await trx
-        .selectFrom('donations')
-        .select(['status', 'campaign_id', 'amount', 'currency'])
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      const donation = await lockForMoney(trx, id);
       let status = donation.status;
       if ((OPEN_STATUSES as readonly string[]).includes(status)) {
         await trx
@@ -172,12 +167,7 @@ export class DonationRepository {
    */
   async reverse(id: string, kind: ReversalKind, requested: number): Promise<ReversalResult> {
     return this.db.transaction().execute(async (trx) => {
-      const donation = await trx
-        .selectFrom('donations')
-        .select(['status', 'campaign_id', 'amount', 'currency'])
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      const donation = await lockForMoney(trx, id);
       const unchanged: ReversalResult = {
         status: donation.status,
         reversed: false,
@@ -254,6 +244,19 @@ export class DonationRepository {
     if (!current) throw new Error(`Donation ${id} does not exist`);
     return current.status;
   }
+}
+
+/**
+ * Reads what moving a donation's money needs and locks its row until the transaction ends, so
+ * concurrent confirmations and reversals of one donation run one after the other.
+ */
+function lockForMoney(trx: Transaction<Database>, id: string) {
+  return trx
+    .selectFrom('donations')
+    .select(['status', 'campaign_id', 'amount', 'currency'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
 }
 
 function toDonation(row: Selectable<DonationsTable>): Donation {
