@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import type { CampaignRepository } from '../src/campaigns/campaign-repository';
 import { acceptsDonations } from '../src/campaigns/campaign-repository';
 import type { ProgressCache } from '../src/campaigns/progress-cache';
@@ -70,6 +70,10 @@ export function createDonationActivities(deps: DonationActivityDeps) {
         throw error;
       }
       if (inserted) {
+        log.info('donation recorded', {
+          donationId: input.donationId,
+          campaignId: input.campaignId,
+        });
         const campaign = await deps.campaigns.findById(input.campaignId);
         if (!campaign || !acceptsDonations(campaign, new Date())) {
           await deps.donations.markFailed(input.donationId, 'FAILED', 'campaign-closed');
@@ -167,7 +171,9 @@ export function createDonationActivities(deps: DonationActivityDeps) {
     },
 
     async confirmDonation(donationId: string): Promise<ConfirmResult> {
-      return deps.donations.confirm(donationId);
+      const result = await deps.donations.confirm(donationId);
+      log.info('donation confirmed', { donationId, ...result });
+      return result;
     },
 
     async recordReversal(

@@ -1,6 +1,7 @@
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger, WorkerOptions } from '@temporalio/worker';
 import { createDonationActivities } from '../../activities';
+import { correlationActivityInterceptor } from './correlation-interceptor';
 import type { DonationActivityDeps } from '../../activities';
 
 export interface DonationWorkerOptions {
@@ -30,7 +31,11 @@ const bundlerLogger: Logger = {
 
 /** Bundles `workflows/` for the sandbox once; the result can be shared by several workers. */
 export async function bundleWorkflows(): Promise<{ code: string }> {
-  return bundleWorkflowCode({ workflowsPath, logger: bundlerLogger });
+  return bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: [require.resolve('../../workflows/interceptors')],
+    logger: bundlerLogger,
+  });
 }
 
 /** Builds a worker for the donation task queue from its dependencies. */
@@ -44,6 +49,7 @@ export async function createDonationWorker(
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: createDonationActivities(options.deps),
+    interceptors: { activity: [correlationActivityInterceptor] },
     workflowBundle,
   });
   return { worker, connection };

@@ -1,3 +1,4 @@
+import type { LogEntry } from '@temporalio/worker';
 import { progressCacheKey } from '../../src/campaigns/progress-cache';
 import { postDonation } from '../support/donations';
 import {
@@ -118,6 +119,34 @@ describe('a donation, end to end', () => {
         .executeTakeFirstOrThrow(),
     ).toEqual({ n: 1 });
     expect(stack.simulator.chargeCount(`${accepted.id}:create`)).toBe(1);
+  });
+
+  it("carries the request's X-Request-Id into the workflow and the activities' logs", async () => {
+    const campaignId = await createCampaign(stack.db);
+    const requestId = `req-${Date.now()}`;
+    const response = await fetch(`${stack.apiUrl}/v1/donations`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${CLIENT_SECRET}`,
+        'idempotency-key': `corr-${Date.now()}`,
+        'content-type': 'application/json',
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify(donationBody(campaignId)),
+    });
+    expect(response.headers.get('x-request-id')).toBe(requestId);
+    const { id } = (await response.json()) as { id: string };
+    const description = await stack.temporal.workflow.getHandle(`donation-${id}`).describe();
+    expect(description.memo).toMatchObject({ correlationId: requestId });
+
+    const logs = (globalThis as { galangTemporalLogs?: LogEntry[] }).galangTemporalLogs ?? [];
+    const recorded = await eventually(async () =>
+      logs.find((e) => e.message === 'donation recorded' && e.meta?.donationId === id),
+    );
+    expect(recorded.meta).toMatchObject({
+      correlationId: requestId,
+      activityType: 'recordDonation',
+    });
   });
 
   it('answers a different body under the same key with 422 and starts nothing', async () => {

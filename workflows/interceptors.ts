@@ -1,0 +1,27 @@
+import { defaultPayloadConverter, workflowInfo } from '@temporalio/workflow';
+import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
+
+/** The activity header that carries the HTTP request's correlation id (`X-Request-Id`). */
+export const CORRELATION_HEADER = 'galang-correlation-id';
+
+/**
+ * Passes the correlation id the edge put in the workflow's memo to every activity as a header,
+ * so activity logs name the request that started the donation. Pure: bundled into the sandbox.
+ */
+export const interceptors: WorkflowInterceptorsFactory = () => ({
+  outbound: [
+    {
+      scheduleActivity(input, next) {
+        const correlationId = workflowInfo().memo?.correlationId;
+        if (typeof correlationId !== 'string') return next(input);
+        return next({
+          ...input,
+          headers: {
+            ...input.headers,
+            [CORRELATION_HEADER]: defaultPayloadConverter.toPayload(correlationId),
+          },
+        });
+      },
+    },
+  ],
+});
