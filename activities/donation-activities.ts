@@ -116,7 +116,7 @@ export function createDonationActivities(deps: DonationActivityDeps) {
         );
         return { providerReference: created.providerReference, action: created.action };
       } catch (error) {
-        if (error instanceof ProviderRejected) {
+        if (isFinalRejection(error)) {
           throw ApplicationFailure.nonRetryable(
             error.message,
             error.status === 402 ? FailureType.PaymentDeclined : FailureType.Validation,
@@ -163,7 +163,7 @@ export function createDonationActivities(deps: DonationActivityDeps) {
           'refund',
         );
       } catch (error) {
-        if (error instanceof ProviderRejected) {
+        if (isFinalRejection(error)) {
           throw ApplicationFailure.nonRetryable(error.message, FailureType.Validation);
         }
         throw error;
@@ -199,6 +199,15 @@ export function createDonationActivities(deps: DonationActivityDeps) {
 }
 
 export type DonationActivities = ReturnType<typeof createDonationActivities>;
+
+/**
+ * A provider's 4xx is final for this request, except that it refused our credentials: that is
+ * our misconfiguration, and the activity keeps retrying (with backoff) until an operator fixes
+ * the keys, rather than failing donors' payments for good.
+ */
+function isFinalRejection(error: unknown): error is ProviderRejected {
+  return error instanceof ProviderRejected && error.status !== 401 && error.status !== 403;
+}
 
 function asEvent(snapshot: PaymentSnapshot, source: string): PaymentEvent {
   return {
