@@ -6,8 +6,6 @@ import type { PaymentAction } from '../providers/payment-provider';
 import { OPEN_STATUSES } from './donation';
 import type { Donation, DonationInput, FinalFailureStatus } from './donation';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export type ReversalKind = 'REFUND' | 'CHARGEBACK';
 
 export interface ReversalResult {
@@ -64,30 +62,6 @@ export class DonationRepository {
       .selectFrom('donations')
       .selectAll()
       .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toDonation(row);
-  }
-
-  /**
-   * The donation a provider notification is about: by our id when the provider echoes it, else
-   * by the provider's own payment reference (Stripe's charge events carry only that).
-   */
-  async findForNotification(
-    provider: string,
-    donationRef: string,
-    providerReference: string,
-  ): Promise<Donation | undefined> {
-    const row = await this.db
-      .selectFrom('donations')
-      .selectAll()
-      .where((eb) =>
-        UUID.test(donationRef)
-          ? eb('id', '=', donationRef.toLowerCase())
-          : eb.and([
-              eb('provider', '=', provider),
-              eb('provider_reference', '=', providerReference),
-            ]),
-      )
       .executeTakeFirst();
     return row && toDonation(row);
   }

@@ -8,6 +8,7 @@ import type { ErrorCode } from '../errors/error-catalogue';
 import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
+import { donationWorkflowId } from './donation';
 import type { Donation, DonationInput, DonationRequest } from './donation';
 import type { DonationRepository } from './donation-repository';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
@@ -32,11 +33,6 @@ export interface DonationServiceDeps {
   paymentTimeoutSeconds: number;
   /** How long the edge waits on Temporal (and the provider behind it) before answering 503. */
   temporalTimeoutMs: number;
-}
-
-/** The workflow ID of a donation; operators see it in the Temporal UI. */
-export function donationWorkflowId(donationId: string): string {
-  return `donation-${donationId}`;
 }
 
 /** Typed, non-retryable workflow failures → the 4xx the client gets (and the edge caches). */

@@ -55,3 +55,8 @@ export type FinalFailureStatus = Extract<
   DonationStatus,
   'FAILED' | 'EXPIRED' | 'CANCELED' | 'NEEDS_REVIEW'
 >;
+
+/** The workflow ID of a donation; operators see it in the Temporal UI. */
+export function donationWorkflowId(donationId: string): string {
+  return `donation-${donationId}`;
+}

@@ -10,33 +10,48 @@ export interface InboxEntry {
   event: WebhookEvent;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** All SQL about received webhooks: the durable record that precedes every acknowledgement. */
 export class WebhookInboxRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Records an event once per (provider, event key). Returns the new row's id, or undefined when
-   * the provider sent this event before.
+   * Records an event once per (provider, event key), finding its donation in the same statement
+   * (by our id when the provider echoes it, else by the provider's payment reference). Returns
+   * the new row, or undefined when the provider sent this event before: a duplicate costs one
+   * round trip.
    */
   async insert(
     provider: string,
     event: WebhookEvent,
-    donationId: string | null,
     rawBody: string,
-  ): Promise<string | undefined> {
+  ): Promise<{ id: string; donationId: string | null } | undefined> {
+    const byOurId = UUID.test(event.donationRef);
     const row = await this.db
       .insertInto('webhook_inbox')
-      .values({
+      .values((eb) => ({
         provider,
         event_key: event.eventKey,
-        donation_id: donationId,
+        donation_id: eb
+          .selectFrom('donations')
+          .select('id')
+          .where((w) =>
+            byOurId
+              ? w('id', '=', event.donationRef.toLowerCase())
+              : w.and([
+                  w('provider', '=', provider),
+                  w('provider_reference', '=', event.providerReference),
+                ]),
+          )
+          .limit(1),
         payload: JSON.stringify(event),
         raw_body: rawBody,
-      })
+      }))
       .onConflict((oc) => oc.columns(['provider', 'event_key']).doNothing())
-      .returning('id')
+      .returning(['id', 'donation_id'])
       .executeTakeFirst();
-    return row?.id;
+    return row && { id: row.id, donationId: row.donation_id };
   }
 
   async markProcessed(id: string, note?: string): Promise<void> {

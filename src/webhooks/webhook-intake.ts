@@ -5,7 +5,7 @@ import { AppError } from '../errors/error-catalogue';
 import type { WebhookMetrics } from '../observability/metrics';
 import { WebhookRejected } from '../providers/payment-provider';
 import type { ProviderRegistry, WebhookEvent, WebhookHeaders } from '../providers/payment-provider';
-import type { Donation } from '../donations/donation';
+import { donationWorkflowId } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
 import { startReversal } from '../donations/reversal-service';
 import { paymentEventSignal } from '../../workflows/donation-workflow';
@@ -56,22 +56,12 @@ export class WebhookIntake {
     }
     this.deps.metrics.received.inc({ provider: providerName });
 
-    const donation = await this.deps.donations.findForNotification(
-      providerName,
-      event.donationRef,
-      event.providerReference,
-    );
-    const inboxId = await this.deps.inbox.insert(
-      providerName,
-      event,
-      donation?.id ?? null,
-      rawBody.toString('utf8'),
-    );
-    if (inboxId === undefined) {
+    const recorded = await this.deps.inbox.insert(providerName, event, rawBody.toString('utf8'));
+    if (!recorded) {
       this.deps.metrics.duplicates.inc({ provider: providerName });
       return 'duplicate';
     }
-    return this.deliver(inboxId, providerName, event, donation, log);
+    return this.deliver(recorded.id, providerName, event, recorded.donationId, log);
   }
 
   /**
@@ -83,12 +73,13 @@ export class WebhookIntake {
     const entries = await this.deps.inbox.findUndelivered(limit, 2_000);
     let delivered = 0;
     for (const entry of entries) {
-      const donation = await this.deps.donations.findForNotification(
+      const outcome = await this.deliver(
+        entry.id,
         entry.provider,
-        entry.event.donationRef,
-        entry.event.providerReference,
+        entry.event,
+        entry.donationId,
+        log,
       );
-      const outcome = await this.deliver(entry.id, entry.provider, entry.event, donation, log);
       if (outcome === 'delivered') delivered++;
     }
     return delivered;
@@ -98,10 +89,10 @@ export class WebhookIntake {
     inboxId: string,
     providerName: string,
     event: WebhookEvent,
-    donation: Donation | undefined,
+    donationId: string | null,
     log: FastifyBaseLogger,
   ): Promise<IntakeOutcome> {
-    if (!donation) {
+    if (!donationId) {
       log.warn(
         { provider: providerName, eventKey: event.eventKey },
         'webhook for unknown donation',
@@ -114,7 +105,7 @@ export class WebhookIntake {
       await this.withinDeadline(async () => {
         try {
           await this.deps.temporal.workflow
-            .getHandle(donation.workflowId)
+            .getHandle(donationWorkflowId(donationId))
             .signal(paymentEventSignal, {
               eventKey: event.eventKey,
               status: event.status,
@@ -124,7 +115,7 @@ export class WebhookIntake {
             });
         } catch (error) {
           if (!(error instanceof WorkflowNotFoundError)) throw error;
-          await this.afterWorkflowClosed(inboxId, donation, event);
+          await this.afterWorkflowClosed(inboxId, donationId, event);
           return;
         }
         await this.deps.inbox.markProcessed(inboxId);
@@ -145,7 +136,7 @@ export class WebhookIntake {
    */
   private async afterWorkflowClosed(
     inboxId: string,
-    donation: Donation,
+    donationId: string,
     event: WebhookEvent,
   ): Promise<void> {
     const kind =
@@ -154,7 +145,8 @@ export class WebhookIntake {
         : event.status === 'CHARGED_BACK'
           ? 'CHARGEBACK'
           : undefined;
-    if (!kind) {
+    const donation = kind ? await this.deps.donations.findById(donationId) : undefined;
+    if (!kind || !donation) {
       await this.deps.inbox.markProcessed(inboxId, 'workflow-closed');
       return;
     }

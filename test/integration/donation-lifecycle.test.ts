@@ -1,5 +1,5 @@
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
-import { donationWorkflowId } from '../../src/donations/donation-service';
+import { donationWorkflowId } from '../../src/donations/donation';
 import { paymentEventSignal } from '../../workflows/donation-workflow';
 import type { DonationState } from '../../workflows/donation-workflow';
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
-import { donationWorkflowId } from '../../src/donations/donation-service';
+import { donationWorkflowId } from '../../src/donations/donation';
 import type { donationWorkflow } from '../../workflows';
 import {
   clientAScope,

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
-import { donationWorkflowId } from '../../src/donations/donation-service';
+import { donationWorkflowId } from '../../src/donations/donation';
 import { reversalWorkflowId } from '../../workflows/reversal-workflow';
 import { clientAScope, postDonation, waitForStatus } from '../support/donations';
 import { OPERATOR_SECRET, createCampaign, donationBody, startStack } from '../support/stack';

@@ -1,4 +1,4 @@
-import { donationWorkflowId } from '../../src/donations/donation-service';
+import { donationWorkflowId } from '../../src/donations/donation';
 import type { DonationStatus } from '../../src/db/schema';
 import { CLIENT_SECRET, eventually } from './stack';
 import type { Stack } from './stack';
