@@ -236,3 +236,41 @@ describe('donation lifecycle', () => {
     expect(await response.json()).toMatchObject({ code: 'campaign-closed' });
   });
 });
+
+describe('providers whose notifications cannot prove themselves', () => {
+  it('credits a paid notification only once the status API confirms it', async () => {
+    const stack = await startStack({ autoPayMs: -1, verifyBeforeCredit: true });
+    try {
+      const campaignId = await createCampaign(stack.db);
+      const response = await postDonation(
+        stack.apiUrl,
+        `verify-${Date.now()}`,
+        donationBody(campaignId),
+      );
+      const { id } = (await response.json()) as { id: string };
+      const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
+      // A notification that says "paid" while the provider says "pending" (forged or early).
+      await handle.signal(paymentEventSignal, {
+        eventKey: 'forged',
+        status: 'PAID',
+        amount: 50_000,
+        currency: 'IDR',
+        occurredAt: new Date().toISOString(),
+      });
+      const doubted = await eventually(async () => {
+        const state = await handle.query<DonationState>('getState');
+        return state.timeline.some((t) => t.event === 'unconfirmed-notification')
+          ? state
+          : undefined;
+      });
+      expect(doubted.status).toBe('AWAITING_PAYMENT');
+      expect((await effectsOf(stack, id)).ledger).toEqual([]);
+
+      stack.simulator.transition(stack.simulator.paymentByReference(id)?.id ?? '', 'settled');
+      expect(await handle.result()).toMatchObject({ status: 'CONFIRMED', credited: true });
+      expect((await effectsOf(stack, id)).ledger).toHaveLength(1);
+    } finally {
+      await stack.stop();
+    }
+  });
+});

@@ -59,6 +59,8 @@ export interface StackOptions {
   apiTemporalAddress?: string;
   /** Knobs for the whole simulator run. */
   simulator?: SimulatorKnobs;
+  /** Treat the simulator like Midtrans or Xendit: confirm paid events with its status API. */
+  verifyBeforeCredit?: boolean;
 }
 
 /** Test credentials of the providers whose webhooks the API verifies in tests. */
@@ -106,7 +108,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     baseUrl: simulatorUrl,
     webhookSecrets: [DEV_SIMULATOR_SECRET],
   });
-  const providers = new Map([['simulator', simulatorProvider]]);
+  const providers = new Map([
+    [
+      'simulator',
+      { ...simulatorProvider, verifyBeforeCredit: options.verifyBeforeCredit ?? false },
+    ],
+  ]);
   // The API also verifies the other providers' webhooks (their APIs are never called here).
   const unreachable = 'http://127.0.0.1:9';
   const apiProviders = new Map<string, PaymentProvider>([
