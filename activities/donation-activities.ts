@@ -83,8 +83,9 @@ export function createDonationActivities(deps: DonationActivityDeps) {
       }
       const donation = await deps.donations.findById(input.donationId);
       if (!donation) throw new Error(`Donation ${input.donationId} vanished after insert`);
-      if (donation.status === 'FAILED' && donation.failureReason !== 'payment-declined') {
-        const reason = donation.failureReason ?? 'failed';
+      // Refused by this activity (now or in an earlier run): the same refusal again.
+      const reason = donation.failureReason;
+      if (reason === 'campaign-closed' || reason === 'currency-mismatch') {
         throw ApplicationFailure.nonRetryable(
           `Donation refused: ${reason}`,
           reason === 'campaign-closed' ? FailureType.CampaignClosed : FailureType.Validation,

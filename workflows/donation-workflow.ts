@@ -161,7 +161,8 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   } catch (error) {
     creationFailure = failureOfType(error, FailureType.PaymentDeclined, FailureType.Validation);
     if (!creationFailure) throw error;
-    return finish('FAILED', 'payment-declined');
+    const declined = creationFailure.type === FailureType.PaymentDeclined;
+    return finish('FAILED', declined ? 'payment-declined' : 'provider-refused');
   }
   state.providerReference = providerReference;
   setStatus('AWAITING_PAYMENT');

@@ -45,6 +45,7 @@ const failureCodes: Partial<Record<string, ErrorCode>> = {
   'campaign-closed': 'campaign-closed',
   'currency-mismatch': 'currency-mismatch',
   'payment-declined': 'payment-declined',
+  'provider-refused': 'validation-failed',
 };
 
 /** Starts donations and reads them back; the edge's only way into the donation workflow. */
