@@ -4,6 +4,7 @@ import path from 'node:path';
 import { scopedKey } from '../../src/idempotency/idempotency-key';
 import { fingerprint } from '../../src/idempotency/fingerprint';
 import { startDevServer, stopDevServer } from '../../src/temporal/dev-server';
+import { freePort } from '../support/free-port';
 import {
   CLIENT_SECRET,
   OTHER_CLIENT_SECRET,
@@ -132,10 +133,10 @@ describe('Idempotency-Key over HTTP', () => {
 describe('Temporal stopped', () => {
   it('answers 503 and releases the key; once Temporal is back the same key succeeds once', async () => {
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'galang-temporal-stop-'));
-    const port = 7300 + Math.floor(Math.random() * 200);
+    const port = await freePort();
     const server = {
       port,
-      uiPort: port + 1000,
+      uiPort: await freePort(),
       stateDir,
       dbFile: path.join(stateDir, 'db.sqlite'),
     };

@@ -6,6 +6,7 @@ import { createDatabase } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { bundleWorkflows } from '../../src/temporal/worker';
+import { freePort } from './free-port';
 import { TEST_STATE_VARIABLE } from './test-env';
 import type { TestState } from './test-env';
 
@@ -17,10 +18,11 @@ import type { TestState } from './test-env';
 export default async function globalSetup(): Promise<void> {
   const runId = `${process.pid}_${Date.now().toString(36)}`;
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'galang-test-'));
-  const temporalPort = Number(process.env.TEST_TEMPORAL_PORT ?? 7244);
+  // Free ports, so a leftover server from an interrupted run cannot collide with this one.
+  const temporalPort = Number(process.env.TEST_TEMPORAL_PORT ?? (await freePort()));
   const server = await startDevServer({
     port: temporalPort,
-    uiPort: temporalPort + 1000,
+    uiPort: await freePort(),
     stateDir,
     log: (line) => process.stdout.write(`\n[temporal] ${line}`),
   });
