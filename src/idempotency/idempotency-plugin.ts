@@ -4,10 +4,10 @@ import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
-  onSendAsyncHookHandler,
+  onSendHookHandler,
   onRequestAbortAsyncHookHandler,
   preHandlerAsyncHookHandler,
-  preValidationAsyncHookHandler,
+  preValidationHookHandler,
 } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import type { IdempotencyMetrics } from '../observability/metrics';
@@ -90,26 +90,29 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     void parseJson(request, body as string, done);
   });
 
-  const preValidation: preValidationAsyncHookHandler = async (request, reply) => {
-    const principal = request.principal;
-    if (!principal) throw new AppError('unauthorized');
-    const key = parseIdempotencyKey(request.headers['idempotency-key']);
-    const scope = {
-      clientId: principal.id,
-      method: request.method,
-      route: request.routeOptions.url ?? request.url,
-      key,
+  // Callback-style on purpose: a replay is answered here, on the hottest path, and an async
+  // hook costs a promise per request.
+  const preValidation =
+    (route: string): preValidationHookHandler =>
+    (request, reply, done) => {
+      try {
+        const principal = request.principal;
+        if (!principal) throw new AppError('unauthorized');
+        const key = parseIdempotencyKey(request.headers['idempotency-key']);
+        const scope = { clientId: principal.id, method: request.method, route, key };
+        const context: IdempotencyContext = {
+          scope,
+          key: scopedKey(scope),
+          rawDigest: hash('sha256', request.rawJson ?? '', 'base64url'),
+          fingerprint: undefined,
+        };
+        request.idempotency = context;
+        const existing = store.get(context.key);
+        if (!existing || !answerExisting(request, reply, existing)) done();
+      } catch (error) {
+        done(error as Error);
+      }
     };
-    const context: IdempotencyContext = {
-      scope,
-      key: scopedKey(scope),
-      rawDigest: hash('sha256', request.rawJson ?? '', 'base64url'),
-      fingerprint: undefined,
-    };
-    request.idempotency = context;
-    const existing = store.get(context.key);
-    if (existing) return answerExisting(request, reply, existing);
-  };
 
   const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
     const context = request.idempotency;
@@ -130,10 +133,24 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     throw new AppError('idempotency-key-in-use', { retryAfter: 1 });
   };
 
-  const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
-    const context = request.idempotency;
-    if (!context?.claimId) return payload;
-    const { claimId } = context;
+  const onSend: onSendHookHandler = (request, reply, payload, done) => {
+    if (!request.idempotency?.claimId) {
+      done(null, payload);
+      return;
+    }
+    storeOutcome(request, reply, payload).then(
+      () => {
+        done(null, payload);
+      },
+      (error: unknown) => {
+        done(error as Error);
+      },
+    );
+  };
+
+  const storeOutcome = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const context = request.idempotency as IdempotencyContext;
+    const { claimId = '' } = context;
     context.claimId = undefined;
     if (isCacheable(reply.statusCode) && typeof payload === 'string') {
       const headers: Record<string, string> = {};
@@ -150,7 +167,6 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       await store.release(context.key, claimId);
       metrics.releases.inc();
     }
-    return payload;
   };
 
   // A client that hangs up mid-request must not leave its key claimed until the lease ends.
@@ -161,7 +177,7 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
 
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;
-    route.preValidation = [...toArray(route.preValidation), preValidation];
+    route.preValidation = [...toArray(route.preValidation), preValidation(route.url)];
     route.preHandler = [...toArray(route.preHandler), preHandler];
     route.onSend = [...toArray(route.onSend), onSend];
     route.onRequestAbort = [...toArray(route.onRequestAbort), onRequestAbort];
