@@ -35,7 +35,12 @@ export function createDatabase(options: DatabaseOptions): Db {
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
     types: int8AsNumber(),
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // A client losing its connection must not crash the process: idle ones report through the
+  // pool, checked-out ones through their own 'error' event (the query in flight fails anyway,
+  // and the pool replaces the client).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

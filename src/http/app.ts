@@ -20,6 +20,7 @@ import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 import { WebhookIntake } from '../webhooks/webhook-intake';
 import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
+import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
 import { requestIdOf } from './request-id';
 
@@ -65,7 +66,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     metrics: deps.metrics.idempotency,
   });
 
-  app.get('/healthz', { config: { auth: 'none' } }, async () => ({ status: 'ok' }));
+  await app.register(healthRoutes, {
+    db: deps.db,
+    redis: deps.redis,
+    temporal: deps.temporal,
+    store: deps.idempotencyStore,
+  });
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
