@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import type { CampaignStatus } from '../db/schema';
 
@@ -86,14 +85,6 @@ export class CampaignRepository {
       await trx.insertInto('campaign_totals').values({ campaign_id: campaign.id }).execute();
       return true;
     });
-  }
-
-  async close(id: string): Promise<void> {
-    await this.db
-      .updateTable('campaigns')
-      .set({ status: 'CLOSED', updated_at: sql`now()` })
-      .where('id', '=', id)
-      .execute();
   }
 }
 

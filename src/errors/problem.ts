@@ -1,4 +1,5 @@
-import { AppError, PROBLEM_TYPE_BASE, errorCatalogue } from './error-catalogue';
+import { PROBLEM_TYPE_BASE } from './error-catalogue';
+import type { AppError } from './error-catalogue';
 import type { ErrorCode } from './error-catalogue';
 
 /** An RFC 9457 problem document as galang sends it. */
@@ -25,9 +26,3 @@ export function problemOf(error: AppError, instance?: string): Problem {
     ...(instance === undefined ? {} : { instance }),
   };
 }
-
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.hasOwn(errorCatalogue, value);
-}
-
-export { AppError };

@@ -18,8 +18,6 @@ export const currencyExponents = {
 
 export type CurrencyCode = keyof typeof currencyExponents;
 
-export const supportedCurrencies = Object.keys(currencyExponents) as CurrencyCode[];
-
 export function isSupportedCurrency(code: string): code is CurrencyCode {
   return Object.hasOwn(currencyExponents, code);
 }

@@ -96,13 +96,4 @@ export class WebhookInboxRepository {
       event: row.payload as WebhookEvent,
     }));
   }
-
-  async findByEventKey(provider: string, eventKey: string) {
-    return this.db
-      .selectFrom('webhook_inbox')
-      .selectAll()
-      .where('provider', '=', provider)
-      .where('event_key', '=', eventKey)
-      .executeTakeFirst();
-  }
 }

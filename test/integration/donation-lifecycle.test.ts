@@ -2,6 +2,7 @@ import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import { donationWorkflowId } from '../../src/donations/donation';
 import { paymentEventSignal } from '../../workflows/donation-workflow';
 import type { DonationState } from '../../workflows/donation-workflow';
+import type { PaymentEvent, PaymentStatus } from '../../workflows/payment-event';
 import {
   clientAScope,
   effectsOf,
@@ -112,16 +113,9 @@ describe('donation lifecycle', () => {
     const id = planned(key, { autoPayMs: -1 });
     expect((await postDonation(stack.apiUrl, key, donationBody(campaignId))).status).toBe(202);
     const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
-    const event = (status: 'PENDING' | 'PAID', eventKey: string) => ({
-      eventKey,
-      status,
-      amount: 50_000,
-      currency: 'IDR',
-      occurredAt: new Date().toISOString(),
-    });
-    await handle.signal(paymentEventSignal, event('PAID', 'settlement-1'));
-    await handle.signal(paymentEventSignal, event('PAID', 'settlement-1'));
-    await handle.signal(paymentEventSignal, event('PENDING', 'pending-late'));
+    await handle.signal(paymentEventSignal, paymentEvent('PAID', 'settlement-1'));
+    await handle.signal(paymentEventSignal, paymentEvent('PAID', 'settlement-1'));
+    await handle.signal(paymentEventSignal, paymentEvent('PENDING', 'pending-late'));
     expect(await handle.result()).toMatchObject({ status: 'CONFIRMED', credited: true });
     expect((await effectsOf(stack, id)).ledger).toHaveLength(1);
   });
@@ -131,13 +125,7 @@ describe('donation lifecycle', () => {
     const id = planned(key, { autoPayMs: -1 });
     expect((await postDonation(stack.apiUrl, key, donationBody(campaignId))).status).toBe(202);
     const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
-    await handle.signal(paymentEventSignal, {
-      eventKey: 'pending-1',
-      status: 'PENDING',
-      amount: 50_000,
-      currency: 'IDR',
-      occurredAt: new Date().toISOString(),
-    });
+    await handle.signal(paymentEventSignal, paymentEvent('PENDING', 'pending-1'));
     const state = await eventually(async () => {
       const s = await handle.query<DonationState>('getState');
       return s.timeline.some((t) => t.event === 'payment-event') ? s : undefined;
@@ -250,13 +238,7 @@ describe('providers whose notifications cannot prove themselves', () => {
       const { id } = (await response.json()) as { id: string };
       const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
       // A notification that says "paid" while the provider says "pending" (forged or early).
-      await handle.signal(paymentEventSignal, {
-        eventKey: 'forged',
-        status: 'PAID',
-        amount: 50_000,
-        currency: 'IDR',
-        occurredAt: new Date().toISOString(),
-      });
+      await handle.signal(paymentEventSignal, paymentEvent('PAID', 'forged'));
       const doubted = await eventually(async () => {
         const state = await handle.query<DonationState>('getState');
         return state.timeline.some((t) => t.event === 'unconfirmed-notification')
@@ -274,3 +256,14 @@ describe('providers whose notifications cannot prove themselves', () => {
     }
   });
 });
+
+/** A normalized payment event for a 50 000 IDR donation, as the webhook intake would signal it. */
+function paymentEvent(status: PaymentStatus, eventKey: string): PaymentEvent {
+  return {
+    eventKey,
+    status,
+    amount: 50_000,
+    currency: 'IDR',
+    occurredAt: new Date().toISOString(),
+  };
+}

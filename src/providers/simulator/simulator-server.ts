@@ -104,10 +104,6 @@ export class PaymentSimulator {
     return this.refunds.get(idempotencyKey) ?? 0;
   }
 
-  payment(id: string): SimulatorPayment | undefined {
-    return this.payments.get(id);
-  }
-
   paymentByReference(reference: string): SimulatorPayment | undefined {
     return [...this.payments.values()].find((p) => p.reference === reference);
   }
