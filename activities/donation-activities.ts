@@ -193,8 +193,14 @@ export function createDonationActivities(deps: DonationActivityDeps) {
       return deps.donations.markFailed(donationId, status, reason);
     },
 
+    /**
+     * Runs after every ledger commit. It puts the new totals into the cache (the name stays for
+     * recorded histories): writing instead of deleting spares a popular campaign a burst of
+     * misses after each donation, and the version guard keeps a slower writer from undoing it.
+     */
     async invalidateCampaignCache(campaignId: string): Promise<void> {
-      await deps.progressCache.invalidate(campaignId);
+      const progress = await deps.campaigns.progress(campaignId);
+      if (progress) await deps.progressCache.refresh(progress);
     },
   };
 }

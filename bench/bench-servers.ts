@@ -12,6 +12,7 @@ import { scopedKey } from '../src/idempotency/idempotency-key';
 import { IdempotencyStore } from '../src/idempotency/idempotency-store';
 import { createMetrics } from '../src/observability/metrics';
 import { createTemporalClient } from '../src/temporal/temporal-client';
+import { openRedis } from '../src/runtime/infrastructure';
 
 /**
  * Servers for the route benchmark, each in its own process so the load generator does not share
@@ -38,8 +39,50 @@ export const benchAnswerObject = {
 };
 export const benchAnswer = JSON.stringify(benchAnswerObject);
 
+/** What the progress route answers for the bench campaign, for the bare baseline to send. */
+export const benchProgressAnswer = {
+  campaignId: 'bench-progress',
+  goalAmount: 1_000_000_000,
+  confirmedAmount: 123_456_000,
+  donationCount: 2_469,
+  percent: 12.34,
+  currency: 'IDR',
+  updatedAt: '2026-11-30T00:00:00.000Z',
+  stale: false,
+};
+
 async function main(): Promise<void> {
   const [kind = 'bare'] = process.argv.slice(2);
+  if (kind === 'progress-bare') {
+    const app = Fastify({ logger: false });
+    app.get('/v1/campaigns/:id/progress', async () => benchProgressAnswer);
+    report(await app.listen({ port: 0, host: '127.0.0.1' }));
+    return;
+  }
+  if (kind === 'progress-full') {
+    // The real app on the bench database and Redis; `bench/progress.ts` passes their URLs.
+    const config = loadConfig({
+      ...process.env,
+      NODE_ENV: 'test',
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+    });
+    const app = await buildApp({
+      config,
+      db: createDatabase({ connectionString: config.databaseUrl, max: 5 }),
+      redis: openRedis(config),
+      idempotencyStore: new IdempotencyStore({
+        path: mkdtempSync(path.join(os.tmpdir(), 'galang-bench-progress-')),
+        ttlSeconds: 86_400,
+      }),
+      temporal: createTemporalClient(config.temporal),
+      metrics: createMetrics(),
+      providers: new Map(),
+      defaultProvider: 'simulator',
+      logger: false,
+    });
+    report(await app.listen({ port: 0, host: '127.0.0.1' }));
+    return;
+  }
   if (kind === 'bare') {
     const app = Fastify({ logger: false });
     // What a plain handler does: return the object, Fastify serializes it.

@@ -52,17 +52,18 @@ export interface HttpResult {
 
 export async function loadTest(options: {
   url: string;
+  method?: 'GET' | 'POST';
   headers: Record<string, string>;
-  body: string;
+  body?: string;
   connections: number;
   pipelining: number;
   seconds: number;
 }): Promise<HttpResult> {
   const result = await autocannon({
     url: options.url,
-    method: 'POST',
+    method: options.method ?? 'POST',
     headers: options.headers,
-    body: options.body,
+    ...(options.body === undefined ? {} : { body: options.body }),
     connections: options.connections,
     pipelining: options.pipelining,
     duration: options.seconds,
@@ -76,11 +77,17 @@ export async function loadTest(options: {
 }
 
 /** Starts a bench server process and returns its URL once it listens. */
-export async function startServer(kind: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startServer(
+  kind: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(__dirname, 'bench-servers.ts'), kind],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: 'silent' } },
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    },
   );
   const url = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).once('line', (line) => {

@@ -66,6 +66,21 @@ export class CampaignRepository {
     };
   }
 
+  /**
+   * Closes an open campaign. Conditional, so closing twice changes nothing the second time;
+   * donations already recorded still settle, new ones are refused (see `acceptsDonations`).
+   */
+  async close(id: string): Promise<boolean> {
+    const closed = await this.db
+      .updateTable('campaigns')
+      .set({ status: 'CLOSED', updated_at: new Date() })
+      .where('id', '=', id)
+      .where('status', '=', 'OPEN')
+      .returning('id')
+      .executeTakeFirst();
+    return closed !== undefined;
+  }
+
   /** Creates a campaign and its zero totals once; a repeat is a no-op. Returns whether it was new. */
   async create(campaign: NewCampaign): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {

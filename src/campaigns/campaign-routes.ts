@@ -1,33 +1,85 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { CampaignService } from './campaign-service';
+import {
+  CampaignParams,
+  CampaignView,
+  CreateCampaignBody,
+  ProgressResponse,
+} from './campaign-schemas';
+import { matchesEtag } from './progress-answer';
 import type { ProgressService } from './progress-service';
 
-const ProgressResponse = Type.Object({
-  campaignId: Type.String(),
-  goalAmount: Type.Integer(),
-  confirmedAmount: Type.Integer(),
-  donationCount: Type.Integer(),
-  percent: Type.Number(),
-  currency: Type.String(),
-  updatedAt: Type.String({ format: 'date-time' }),
-  stale: Type.Boolean(),
-});
-
-/** Public campaign reads; a campaign page polls these. */
-export const campaignRoutes: FastifyPluginAsyncTypebox<{ progress: ProgressService }> = async (
-  app,
-  { progress },
-) => {
+/** Public progress reads (a campaign page polls them) and the operators' campaign endpoints. */
+export const campaignRoutes: FastifyPluginAsyncTypebox<{
+  progress: ProgressService;
+  campaigns: CampaignService;
+}> = async (app, { progress, campaigns }) => {
   app.get(
     '/v1/campaigns/:id/progress',
     {
       config: { auth: 'none' },
       schema: {
         summary: "A campaign's confirmed total",
-        params: Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) }),
-        response: { 200: ProgressResponse },
+        description:
+          'Cached; answers carry an ETag (send If-None-Match for a 304) and Cache-Control.',
+        params: CampaignParams,
+        response: { 200: ProgressResponse, 304: { type: 'null', description: 'Not modified' } },
       },
     },
-    async (request) => progress.get(request.params.id, request.log),
+    async (request, reply) => {
+      const answer = await progress.get(request.params.id);
+      reply.header('etag', answer.etag).header('cache-control', answer.cacheControl);
+      if (matchesEtag(request.headers['if-none-match'], answer.etag)) {
+        return reply.code(304).send();
+      }
+      // Serialized once per value, not per request.
+      return reply.type('application/json; charset=utf-8').send(answer.body);
+    },
+  );
+
+  app.post(
+    '/v1/campaigns',
+    {
+      config: { auth: 'operator', idempotent: true },
+      schema: {
+        summary: 'Create a campaign (operators)',
+        body: CreateCampaignBody,
+        response: { 200: CampaignView, 201: CampaignView },
+      },
+    },
+    async (request, reply) => {
+      const { campaign, created } = await campaigns.create(request.body);
+      return reply
+        .code(created ? 201 : 200)
+        .header('location', `/v1/campaigns/${campaign.id}`)
+        .send(campaign);
+    },
+  );
+
+  app.get(
+    '/v1/campaigns/:id',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        summary: 'A campaign and its totals, read from Postgres (operators)',
+        params: CampaignParams,
+        response: { 200: CampaignView },
+      },
+    },
+    async (request) => campaigns.get(request.params.id),
+  );
+
+  app.post(
+    '/v1/campaigns/:id/close',
+    {
+      config: { auth: 'operator' },
+      schema: {
+        summary: 'Close a campaign to new donations (operators)',
+        description: 'Donations already started still settle. Closing twice is harmless.',
+        params: CampaignParams,
+        response: { 200: CampaignView },
+      },
+    },
+    async (request) => campaigns.close(request.params.id),
   );
 };

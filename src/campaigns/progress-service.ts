@@ -1,54 +1,176 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
+import { CircuitBreaker } from '../resilience/circuit-breaker';
+import type { ProgressMetrics } from '../observability/metrics';
 import type { CampaignRepository } from './campaign-repository';
 import { toCachedProgress } from './progress-cache';
 import type { CachedProgress, ProgressCache } from './progress-cache';
+import { LocalProgressCopies } from './local-progress-copies';
+import { progressAnswer } from './progress-answer';
+import type { ProgressAnswer } from './progress-answer';
 
-export interface ProgressView {
-  campaignId: string;
-  goalAmount: number;
-  confirmedAmount: number;
-  donationCount: number;
-  /** Of the goal, floored to two decimals; may exceed 100. */
-  percent: number;
-  currency: string;
-  updatedAt: string;
-  stale: boolean;
+export interface ProgressServiceOptions {
+  campaigns: CampaignRepository;
+  cache: ProgressCache;
+  metrics: ProgressMetrics;
+  log: FastifyBaseLogger;
+  /** How long this process answers from its own copy before asking Redis again. */
+  localTtlMs: number;
+  /** Used when Redis cannot store the value: how long a rebuilt value counts as fresh. */
+  ttlSeconds: number;
+  /** How long a miss waits for another process's rebuild before reading Postgres itself. */
+  rebuildWaitMs?: number;
 }
 
-/** Campaign progress read through the Redis cache; Postgres answers when Redis cannot. */
+const LOCK_MS = 3_000;
+const POLL_MS = 20;
+
+/**
+ * Campaign progress for pages read thousands of times per second while donations confirm.
+ *
+ * Layers, fastest first: this process's copy (≤ `localTtlMs` old, dropped when the worker
+ * publishes a change), Redis (shared; jittered TTL, then served stale while one caller
+ * refreshes), Postgres (the truth). One miss per campaign reaches Postgres: concurrent misses
+ * in a process share one promise, and across processes a short Redis lock elects the rebuilder
+ * while the others wait for its value. Redis failing opens a circuit breaker and reads go to
+ * Postgres directly; Postgres failing too leaves the last value this process saw, marked stale,
+ * or a 503.
+ */
 export class ProgressService {
-  constructor(
-    private readonly campaigns: CampaignRepository,
-    private readonly cache: ProgressCache,
-  ) {}
+  private readonly copies = new LocalProgressCopies();
+  private readonly rebuilding = new Map<string, Promise<CachedProgress | undefined>>();
+  private readonly breaker: CircuitBreaker;
+  private readonly stopListening: () => void;
 
-  async get(campaignId: string, log: FastifyBaseLogger): Promise<ProgressView> {
-    const cached = await this.cache.get(campaignId).catch((error: unknown) => {
-      log.warn({ err: error }, 'progress cache read failed; reading Postgres');
-      return undefined;
+  constructor(private readonly options: ProgressServiceOptions) {
+    const { metrics, log } = options;
+    this.breaker = new CircuitBreaker({
+      failureThreshold: 3,
+      cooldownMs: 5_000,
+      timeoutMs: 250,
+      onStateChange: (state) => {
+        metrics.breakerOpen.set(state === 'closed' ? 0 : 1);
+        log.warn({ state }, 'progress cache circuit breaker');
+      },
     });
-    if (cached) return view(cached);
+    this.stopListening = options.cache.subscribe((campaignId) => {
+      this.copies.expire(campaignId);
+    });
+  }
 
-    const progress = await this.campaigns.progress(campaignId);
+  async get(campaignId: string): Promise<ProgressAnswer> {
+    const now = Date.now();
+    const local = this.copies.get(campaignId);
+    if (local && now - local.storedAt < this.options.localTtlMs && local.value.freshUntil > now) {
+      this.options.metrics.requests.inc({ result: 'local' });
+      return local.answer;
+    }
+
+    let cached: CachedProgress | undefined;
+    let redisUp = true;
+    try {
+      cached = await this.breaker.call(() => this.options.cache.get(campaignId));
+    } catch {
+      redisUp = false;
+    }
+    if (cached) {
+      if (cached.freshUntil > now) {
+        this.options.metrics.requests.inc({ result: 'hit' });
+        return this.copies.remember(cached, now).answer;
+      }
+      this.options.metrics.requests.inc({ result: 'stale' });
+      this.refreshInBackground(campaignId);
+      return progressAnswer(cached, true);
+    }
+
+    this.options.metrics.requests.inc({ result: redisUp ? 'miss' : 'bypass' });
+    try {
+      // A shared background refresh that found another rebuilder yields nothing: read directly.
+      const value =
+        (await this.rebuild(campaignId, redisUp ? 'miss' : 'bypass')) ??
+        (await this.load(campaignId, redisUp));
+      return this.copies.remember(value, Date.now()).answer;
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      const lastKnown = this.copies.get(campaignId);
+      if (lastKnown) {
+        this.options.metrics.requests.inc({ result: 'last-known' });
+        this.options.log.warn({ err: error }, 'progress from Postgres failed; serving last known');
+        return progressAnswer(lastKnown.value, true);
+      }
+      throw new AppError('service-unavailable', { retryAfter: 5, cause: error });
+    }
+  }
+
+  close(): void {
+    this.stopListening();
+  }
+
+  private refreshInBackground(campaignId: string): void {
+    this.rebuild(campaignId, 'refresh').catch((error: unknown) => {
+      this.options.log.warn({ err: error, campaignId }, 'progress refresh failed');
+    });
+  }
+
+  /** One rebuild per campaign in this process at a time; the callers share its result. */
+  private rebuild(campaignId: string, mode: RebuildMode): Promise<CachedProgress | undefined> {
+    let pending = this.rebuilding.get(campaignId);
+    if (!pending) {
+      pending = this.rebuildOnce(campaignId, mode).finally(() => {
+        this.rebuilding.delete(campaignId);
+      });
+      this.rebuilding.set(campaignId, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * `miss`: elect one rebuilder across processes; the others wait for its value.
+   * `refresh`: a stale value is being served; rebuild only if no one else is.
+   * `bypass`: Redis is out; read Postgres without it.
+   */
+  private async rebuildOnce(
+    campaignId: string,
+    mode: RebuildMode,
+  ): Promise<CachedProgress | undefined> {
+    if (mode === 'bypass') return this.load(campaignId, false);
+    const { cache } = this.options;
+    const token = await this.breaker
+      .call(() => cache.tryLock(campaignId, LOCK_MS))
+      .catch(() => undefined);
+    if (token === undefined) {
+      if (mode === 'refresh') return undefined;
+      return (await this.waitForRebuild(campaignId)) ?? this.load(campaignId, true);
+    }
+    try {
+      return await this.load(campaignId, true);
+    } finally {
+      await this.breaker.call(() => cache.unlock(campaignId, token)).catch(() => undefined);
+    }
+  }
+
+  /** Reads Postgres and, when Redis is usable, stores the value there for every process. */
+  private async load(campaignId: string, store: boolean): Promise<CachedProgress> {
+    const progress = await this.options.campaigns.progress(campaignId);
+    this.options.metrics.rebuilds.inc();
     if (!progress) throw new AppError('campaign-not-found');
-    const fresh = await this.cache.set(progress).catch((error: unknown) => {
-      log.warn({ err: error }, 'progress cache write failed');
-      return undefined;
-    });
-    return view(fresh ?? toCachedProgress(progress));
+    const local = () => toCachedProgress(progress, Date.now() + this.options.ttlSeconds * 1000);
+    if (!store) return local();
+    return this.breaker.call(() => this.options.cache.set(progress)).catch(local);
+  }
+
+  /** Another process holds the rebuild lock: poll for the value it is about to write. */
+  private async waitForRebuild(campaignId: string): Promise<CachedProgress | undefined> {
+    const deadline = Date.now() + (this.options.rebuildWaitMs ?? 1_000);
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      const value = await this.breaker
+        .call(() => this.options.cache.get(campaignId))
+        .catch(() => undefined);
+      if (value && value.freshUntil > Date.now()) return value;
+    }
+    return undefined;
   }
 }
 
-function view(progress: CachedProgress): ProgressView {
-  return {
-    campaignId: progress.campaignId,
-    goalAmount: progress.goalAmount,
-    confirmedAmount: progress.confirmedAmount,
-    donationCount: progress.donationCount,
-    percent: Math.floor((progress.confirmedAmount * 10_000) / progress.goalAmount) / 100,
-    currency: progress.currency,
-    updatedAt: progress.updatedAt,
-    stale: false,
-  };
-}
+type RebuildMode = 'miss' | 'refresh' | 'bypass';

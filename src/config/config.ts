@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { EnvReader } from './env-reader';
+import type { Env } from './env-reader';
 
 /**
  * The whole runtime configuration. It is read from the environment exactly once, validated and
@@ -47,7 +49,18 @@ export interface Config {
   readonly payments: PaymentsConfig;
   /** How often unprocessed webhook inbox rows are delivered again. */
   readonly inboxRedeliveryIntervalMs: number;
+  readonly progress: ProgressCacheConfig;
   readonly logLevel: string;
+}
+
+/** Campaign progress caching: Redis shared by every process, plus a short in-process copy. */
+export interface ProgressCacheConfig {
+  /** How long a cached value counts as fresh (jittered ±10 % per write). */
+  readonly ttlSeconds: number;
+  /** How long past that a value may still be served, marked stale, while one caller refreshes. */
+  readonly staleSeconds: number;
+  /** How long a process answers from its own copy before asking Redis again. */
+  readonly localTtlMs: number;
 }
 
 export const paymentProviders = ['simulator', 'midtrans', 'xendit', 'stripe'] as const;
@@ -76,8 +89,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** Development defaults, printed at boot by `npm start` so nobody mistakes them for secrets. */
 export const DEV_API_KEYS = 'demo-client:demo-secret';
@@ -142,6 +153,11 @@ export function loadConfig(source: Env = process.env): Config {
     },
     payments: readPayments(reader, problems),
     inboxRedeliveryIntervalMs: reader.integer('INBOX_REDELIVERY_INTERVAL_MS', 5_000, 100),
+    progress: {
+      ttlSeconds: reader.integer('PROGRESS_CACHE_TTL_SECONDS', 30, 1, 86_400),
+      staleSeconds: reader.integer('PROGRESS_CACHE_STALE_SECONDS', 300, 0, 86_400),
+      localTtlMs: reader.integer('PROGRESS_LOCAL_TTL_MS', 1_000, 0, 60_000),
+    },
     logLevel: reader.oneOf(
       'LOG_LEVEL',
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -193,100 +209,6 @@ function readPayments(reader: EnvReader, problems: string[]): PaymentsConfig {
     problems.push('STRIPE_WEBHOOK_SECRETS is required with STRIPE_SECRET_KEY');
   }
   return payments;
-}
-
-class EnvReader {
-  constructor(
-    private readonly source: Env,
-    private readonly problems: string[],
-  ) {}
-
-  private raw(name: string): string | undefined {
-    const value = this.source[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  }
-
-  string(name: string, fallback: string): string;
-  string(name: string, fallback: string | undefined): string | undefined;
-  string(name: string, fallback: string | undefined): string | undefined {
-    const value = this.raw(name) ?? fallback;
-    if (value === undefined) this.problems.push(`${name} is required`);
-    return value;
-  }
-
-  optional(name: string): string | undefined {
-    return this.raw(name);
-  }
-
-  /** A comma-separated list; several secrets are active at once while rotating. */
-  list(name: string, fallback: string | undefined, optional = false): string[] {
-    const value = this.raw(name) ?? fallback;
-    if (value === undefined) {
-      if (!optional) this.problems.push(`${name} is required`);
-      return [];
-    }
-    return value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0);
-  }
-
-  integer(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const raw = this.raw(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^-?\d+$/.test(raw) || value < min || value > max) {
-      this.problems.push(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return value;
-  }
-
-  port(name: string, fallback: number): number {
-    return this.integer(name, fallback, 0, 65_535);
-  }
-
-  url(name: string, fallback: string): string {
-    const value = this.raw(name) ?? fallback;
-    try {
-      new URL(value);
-    } catch {
-      this.problems.push(`${name} must be a URL, got "${value}"`);
-    }
-    return value;
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.raw(name) ?? fallback;
-    if (!(allowed as readonly string[]).includes(value)) {
-      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
-      return fallback;
-    }
-    return value as T;
-  }
-
-  /** Parses `id:secret,id:secret`; secrets shorter than 8 characters are refused. */
-  keyList(name: string, fallback: string | undefined): ReadonlyMap<string, string> {
-    const raw = this.raw(name) ?? fallback;
-    const keys = new Map<string, string>();
-    if (raw === undefined) {
-      this.problems.push(`${name} is required (id:secret,id:secret)`);
-      return keys;
-    }
-    for (const entry of raw.split(',')) {
-      const [id, secret, ...rest] = entry.trim().split(':');
-      if (!id || !secret || rest.length > 0 || !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) {
-        this.problems.push(`${name} entries must be id:secret with a [A-Za-z0-9_.-] id`);
-      } else if (secret.length < 8) {
-        this.problems.push(`${name}: the secret of "${id}" must have at least 8 characters`);
-      } else if (keys.has(id)) {
-        this.problems.push(`${name}: "${id}" is listed twice`);
-      } else {
-        keys.set(id, secret);
-      }
-    }
-    return keys;
-  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -18,6 +18,7 @@ export const errorCatalogue = {
     status: 409,
     title: 'A request with this Idempotency-Key is still being processed',
   },
+  'campaign-exists': { status: 409, title: 'A campaign with this id exists' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'The request body must be JSON' },
   'idempotency-key-mismatch': {

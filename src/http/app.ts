@@ -13,6 +13,7 @@ import { CampaignRepository } from '../campaigns/campaign-repository';
 import { ProgressCache } from '../campaigns/progress-cache';
 import { ProgressService } from '../campaigns/progress-service';
 import { campaignRoutes } from '../campaigns/campaign-routes';
+import { CampaignService } from '../campaigns/campaign-service';
 import { DonationRepository } from '../donations/donation-repository';
 import { DonationService } from '../donations/donation-service';
 import { donationRoutes } from '../donations/donation-routes';
@@ -54,7 +55,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);
-  const progressCache = new ProgressCache(deps.redis);
+  const progress = new ProgressService({
+    campaigns,
+    cache: new ProgressCache(deps.redis, deps.config.progress),
+    metrics: deps.metrics.progress,
+    log: app.log,
+    localTtlMs: deps.config.progress.localTtlMs,
+    ttlSeconds: deps.config.progress.ttlSeconds,
+  });
+  app.addHook('onClose', (_instance, done) => {
+    progress.close();
+    done();
+  });
 
   await app.register(errorHandlerPlugin);
   await app.register(authPlugin, {
@@ -87,7 +99,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       temporalTimeoutMs: deps.config.temporal.requestTimeoutMs,
     }),
   });
-  await app.register(campaignRoutes, { progress: new ProgressService(campaigns, progressCache) });
+  await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
   await app.register(webhookRoutes, {
     intake: new WebhookIntake({
       providers: deps.providers,

@@ -58,9 +58,27 @@ export function createMetrics(registry = new Registry()) {
         ['provider'],
       ),
     },
+    progress: {
+      requests: labelled(
+        'galang_progress_requests_total',
+        'Campaign progress reads by where the answer came from: local (this process), hit (Redis), ' +
+          'stale (Redis, refreshing), miss (rebuilt), bypass (Redis out, read Postgres), last-known',
+        ['result'],
+      ),
+      rebuilds: counter(
+        'galang_progress_rebuilds_total',
+        'Campaign progress values read from Postgres to fill the cache',
+      ),
+      breakerOpen: new Gauge({
+        name: 'galang_progress_cache_breaker_open',
+        help: '1 while the circuit breaker keeps reads away from Redis',
+        registers: [registry],
+      }),
+    },
   };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
 export type IdempotencyMetrics = Metrics['idempotency'];
 export type WebhookMetrics = Metrics['webhooks'];
+export type ProgressMetrics = Metrics['progress'];

@@ -76,7 +76,7 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
       donations: new DonationRepository(db),
       campaigns: new CampaignRepository(db),
       providers: createProviders(config),
-      progressCache: new ProgressCache(redis),
+      progressCache: new ProgressCache(redis, config.progress),
     },
   });
   const running = worker.run();

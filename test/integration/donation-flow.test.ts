@@ -26,7 +26,7 @@ describe('a donation, end to end', () => {
 
   const post = (key: string, body: unknown) => postDonation(stack.apiUrl, key, body);
 
-  it('is taken once, charged once, credited once, and evicts the cached progress', async () => {
+  it('is taken once, charged once, credited once, and refreshes the cached progress', async () => {
     const campaignId = await createCampaign(stack.db);
     const key = `e2e-${Date.now()}`;
 
@@ -95,11 +95,20 @@ describe('a donation, end to end', () => {
       .executeTakeFirstOrThrow();
     expect(totals).toMatchObject({ confirmed_amount: 50_000, donation_count: 1 });
 
-    await eventually(async () =>
-      (await stack.redis.exists(progressCacheKey(campaignId))) === 0 ? true : undefined,
-    );
-    const after = await fetch(`${stack.apiUrl}/v1/campaigns/${campaignId}/progress`);
-    expect(await after.json()).toMatchObject({ confirmedAmount: 50_000, donationCount: 1 });
+    // The worker put the new totals into the cache after the ledger commit.
+    await eventually(async () => {
+      const cached = JSON.parse((await stack.redis.get(progressCacheKey(campaignId))) ?? '{}') as {
+        confirmedAmount?: number;
+      };
+      return cached.confirmedAmount === 50_000 ? true : undefined;
+    });
+    // The API's own copy is dropped by the worker's invalidation message (or its short TTL).
+    const after = await eventually(async () => {
+      const response = await fetch(`${stack.apiUrl}/v1/campaigns/${campaignId}/progress`);
+      const body = (await response.json()) as { confirmedAmount: number };
+      return body.confirmedAmount === 50_000 ? body : undefined;
+    });
+    expect(after).toMatchObject({ confirmedAmount: 50_000, donationCount: 1, stale: false });
 
     // A late retry of the same request changes nothing and starts nothing.
     const third = await post(key, donationBody(campaignId));

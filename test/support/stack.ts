@@ -182,7 +182,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           donations: new DonationRepository(workerDb),
           campaigns: new CampaignRepository(workerDb),
           providers,
-          progressCache: new ProgressCache(redis),
+          progressCache: new ProgressCache(redis, config.progress),
         },
       });
   const running = worker?.worker.run();
