@@ -47,6 +47,15 @@ export interface Config {
   readonly payments: PaymentsConfig;
   /** How often unprocessed webhook inbox rows are delivered again. */
   readonly inboxRedeliveryIntervalMs: number;
+  readonly reconciliation: {
+    /** How often the worker's schedule runs reconciliation; 0 creates no schedule. */
+    readonly intervalSeconds: number;
+    /**
+     * How long past its payment deadline an open donation, and how long after receipt an
+     * undelivered webhook, must be before reconciliation acts on it.
+     */
+    readonly graceSeconds: number;
+  };
   readonly logLevel: string;
 }
 
@@ -142,6 +151,10 @@ export function loadConfig(source: Env = process.env): Config {
     },
     payments: readPayments(reader, problems),
     inboxRedeliveryIntervalMs: reader.integer('INBOX_REDELIVERY_INTERVAL_MS', 5_000, 100),
+    reconciliation: {
+      intervalSeconds: reader.integer('RECONCILE_INTERVAL_SECONDS', 300, 0, 86_400),
+      graceSeconds: reader.integer('RECONCILE_GRACE_SECONDS', 300, 0, 86_400),
+    },
     logLevel: reader.oneOf(
       'LOG_LEVEL',
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],

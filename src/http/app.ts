@@ -17,9 +17,12 @@ import { DonationRepository } from '../donations/donation-repository';
 import { DonationService } from '../donations/donation-service';
 import { donationRoutes } from '../donations/donation-routes';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import { WebhookDelivery } from '../webhooks/webhook-delivery';
 import { WebhookIntake } from '../webhooks/webhook-intake';
 import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
+import { registerReconciliationMetrics } from '../observability/metrics';
+import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
 import { requestIdOf } from './request-id';
@@ -55,6 +58,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);
   const progressCache = new ProgressCache(deps.redis);
+  const inbox = new WebhookInboxRepository(deps.db);
 
   await app.register(errorHandlerPlugin);
   await app.register(authPlugin, {
@@ -72,6 +76,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     temporal: deps.temporal,
     store: deps.idempotencyStore,
   });
+  const reconciliation = new ReconciliationRepository(deps.db);
+  registerReconciliationMetrics(deps.metrics.registry, () => reconciliation.stats());
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
@@ -91,10 +97,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(webhookRoutes, {
     intake: new WebhookIntake({
       providers: deps.providers,
-      inbox: new WebhookInboxRepository(deps.db),
-      donations,
-      temporal: deps.temporal,
-      taskQueue: deps.config.temporal.taskQueue,
+      inbox,
+      delivery: new WebhookDelivery({
+        inbox,
+        donations,
+        temporal: deps.temporal,
+        taskQueue: deps.config.temporal.taskQueue,
+        metrics: deps.metrics.webhooks,
+      }),
       metrics: deps.metrics.webhooks,
     }),
     redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
