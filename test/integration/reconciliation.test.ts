@@ -5,6 +5,7 @@ import {
   reconciliationScheduleId,
   runReconciliationNow,
 } from '../../src/reconciliation/reconciliation-schedule';
+import type { ReconciliationReport } from '../../src/reconciliation/reconciler';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import { effectsOf, totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
@@ -14,6 +15,7 @@ import {
   refund,
   snapshotOf,
 } from '../support/reconciliation';
+import { ops } from '../support/ops';
 import { createCampaign, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 
@@ -35,6 +37,28 @@ describe('reconciliation', () => {
     await stack.temporal.schedule.getHandle(reconciliationScheduleId(taskQueue)).delete();
     await stack.stop();
   });
+
+  /** A paid event recorded in the inbox ten minutes ago and never delivered (the API crashed). */
+  async function lostWebhook(donationId: string, amount: number): Promise<string> {
+    const event: WebhookEvent = {
+      eventKey: `lost-${donationId}`,
+      status: 'PAID',
+      amount,
+      currency: 'IDR',
+      occurredAt: new Date().toISOString(),
+      donationRef: donationId,
+      providerReference: stack.simulator.paymentByReference(donationId)?.id ?? '',
+      raw: {},
+    };
+    const row = await new WebhookInboxRepository(stack.db).insert('simulator', event, '{}');
+    if (!row) throw new Error('inbox row not recorded');
+    await stack.db
+      .updateTable('webhook_inbox')
+      .set({ received_at: new Date(Date.now() - 600_000) })
+      .where('id', '=', row.id)
+      .execute();
+    return row.id;
+  }
 
   it('creates its schedule once: a second call at worker start changes nothing', async () => {
     const handle = stack.temporal.schedule.getHandle(reconciliationScheduleId(taskQueue));
@@ -181,24 +205,7 @@ describe('reconciliation', () => {
     const campaignId = await createCampaign(stack.db);
     const id = await donate(stack, campaignId, 15_000, { autoPayMs: -1, dropWebhooks: true });
     await waitForStatus(stack, id, 'AWAITING_PAYMENT');
-    const payment = stack.simulator.paymentByReference(id);
-    const event: WebhookEvent = {
-      eventKey: `lost-${id}`,
-      status: 'PAID',
-      amount: 15_000,
-      currency: 'IDR',
-      occurredAt: new Date().toISOString(),
-      donationRef: id,
-      providerReference: payment?.id ?? '',
-      raw: {},
-    };
-    // As if the API crashed between the inbox insert and the signal, ten minutes ago.
-    const row = await new WebhookInboxRepository(stack.db).insert('simulator', event, '{}');
-    await stack.db
-      .updateTable('webhook_inbox')
-      .set({ received_at: new Date(Date.now() - 600_000) })
-      .where('id', '=', row?.id ?? '')
-      .execute();
+    const row = await lostWebhook(id, 15_000);
 
     const report = await runReconciliationNow(stack.temporal, taskQueue);
 
@@ -207,9 +214,67 @@ describe('reconciliation', () => {
     const delivered = await stack.db
       .selectFrom('webhook_inbox')
       .select(['processed_at', 'last_error'])
-      .where('id', '=', row?.id ?? '')
+      .where('id', '=', row)
       .executeTakeFirstOrThrow();
     expect(delivered.processed_at).not.toBeNull();
     expect(delivered.last_error).toBeNull();
+  });
+
+  describe('through the ops CLI', () => {
+    it('reconcile shows the drift without --yes and repairs it with --yes', async () => {
+      const campaignId = await createCampaign(stack.db);
+      await waitForStatus(stack, await donate(stack, campaignId, 35_000), 'CONFIRMED');
+      await stack.db
+        .updateTable('campaign_totals')
+        .set({ confirmed_amount: 1 })
+        .where('campaign_id', '=', campaignId)
+        .execute();
+      const before = await snapshotOf(stack, [campaignId]);
+
+      const dry = await ops(stack, 'reconcile');
+      expect(dry.code).toBe(0);
+      expect(dry.out).toMatch(new RegExp(`${campaignId}\\s+1\\s+35000`));
+      expect(dry.out).toContain('Dry run: nothing was changed');
+      expect(await snapshotOf(stack, [campaignId])).toEqual(before);
+
+      const done = await ops(stack, 'reconcile', '--yes', '--json');
+      expect(done.code).toBe(0);
+      const report = JSON.parse(done.out) as ReconciliationReport;
+      expect(report.repaired.map((r) => r.campaignId)).toEqual([campaignId]);
+      expect(await totalsOf(stack, campaignId)).toEqual({
+        confirmed_amount: 35_000,
+        donation_count: 1,
+      });
+    });
+
+    it('redeliver lists undelivered webhooks without --yes and delivers them with --yes', async () => {
+      const campaignId = await createCampaign(stack.db);
+      const id = await donate(stack, campaignId, 9_000, { autoPayMs: -1, dropWebhooks: true });
+      await waitForStatus(stack, id, 'AWAITING_PAYMENT');
+      const row = await lostWebhook(id, 9_000);
+      const inboxRow = () =>
+        stack.db
+          .selectFrom('webhook_inbox')
+          .selectAll()
+          .where('id', '=', row)
+          .executeTakeFirstOrThrow();
+      const before = await inboxRow();
+
+      const dry = await ops(stack, 'redeliver', '--older-than', '300');
+      expect(dry.code).toBe(0);
+      expect(dry.out).toContain(`lost-${id}`);
+      expect(await inboxRow()).toEqual(before);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await effectsOf(stack, id)).ledger).toEqual([]);
+
+      const done = await ops(stack, 'redeliver', '--older-than', '300', '--yes');
+      expect(done.code).toBe(0);
+      expect(done.out).toMatch(/Delivered [1-9]\d* of/);
+      expect((await inboxRow()).processed_at).not.toBeNull();
+      expect(await workflowResult(stack, id)).toMatchObject({
+        status: 'CONFIRMED',
+        credited: true,
+      });
+    });
   });
 });
