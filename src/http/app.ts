@@ -106,6 +106,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         metrics: deps.metrics.webhooks,
       }),
       metrics: deps.metrics.webhooks,
+      redeliveryMaxAgeMs:
+        deps.config.reconciliation.intervalSeconds === 0
+          ? undefined
+          : deps.config.reconciliation.graceSeconds * 1000,
     }),
     redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
   });

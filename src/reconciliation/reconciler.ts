@@ -56,7 +56,9 @@ export class Reconciler {
       campaignsChecked: checked,
       drift,
       stuck: await this.deps.stuck.plan(),
-      inbox: await this.deps.delivery.pending(INBOX_LIMIT, this.deps.graceSeconds * 1000),
+      inbox: await this.deps.delivery.pending(INBOX_LIMIT, {
+        olderThanMs: this.deps.graceSeconds * 1000,
+      }),
     };
   }
 
@@ -86,7 +88,9 @@ export class Reconciler {
   }
 
   redeliverInbox(log: DeliveryLog): Promise<number> {
-    return this.deps.delivery.redeliver(log, INBOX_LIMIT, this.deps.graceSeconds * 1000);
+    return this.deps.delivery.redeliver(log, INBOX_LIMIT, {
+      olderThanMs: this.deps.graceSeconds * 1000,
+    });
   }
 
   recordRun(report: ReconciliationReport): Promise<void> {

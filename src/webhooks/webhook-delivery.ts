@@ -6,7 +6,11 @@ import { donationWorkflowId } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
 import { startReversal } from '../donations/reversal-service';
 import { paymentEventSignal } from '../../workflows/donation-workflow';
-import type { InboxEntry, WebhookInboxRepository } from './webhook-inbox-repository';
+import type {
+  DeliveryWindow,
+  InboxEntry,
+  WebhookInboxRepository,
+} from './webhook-inbox-repository';
 
 export interface WebhookDeliveryDeps {
   inbox: WebhookInboxRepository;
@@ -36,15 +40,15 @@ export type DeliveryOutcome = 'delivered' | 'unknown-donation' | 'deferred';
 export class WebhookDelivery {
   constructor(private readonly deps: WebhookDeliveryDeps) {}
 
-  /** Rows not delivered yet, received at least `olderThanMs` ago, oldest first. */
-  pending(limit: number, olderThanMs: number): Promise<InboxEntry[]> {
-    return this.deps.inbox.findUndelivered(limit, olderThanMs);
+  /** Rows not delivered yet, within the age window, oldest first. */
+  pending(limit: number, window: DeliveryWindow): Promise<InboxEntry[]> {
+    return this.deps.inbox.findUndelivered(limit, window);
   }
 
   /** Delivers the pending rows again; returns how many were delivered now. */
-  async redeliver(log: DeliveryLog, limit: number, olderThanMs: number): Promise<number> {
+  async redeliver(log: DeliveryLog, limit: number, window: DeliveryWindow): Promise<number> {
     let delivered = 0;
-    for (const entry of await this.pending(limit, olderThanMs)) {
+    for (const entry of await this.pending(limit, window)) {
       if ((await this.deliver(entry, log)) === 'delivered') delivered++;
     }
     return delivered;

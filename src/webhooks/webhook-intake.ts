@@ -11,6 +11,12 @@ export interface WebhookIntakeDeps {
   inbox: WebhookInboxRepository;
   delivery: WebhookDelivery;
   metrics: WebhookMetrics;
+  /**
+   * Rows older than this are left to reconciliation (and operators), so a row whose delivery
+   * keeps failing is not retried every few seconds by every API process forever. Unset while
+   * reconciliation is disabled.
+   */
+  redeliveryMaxAgeMs?: number | undefined;
 }
 
 export type IntakeOutcome = 'delivered' | 'duplicate' | 'unknown-donation' | 'deferred';
@@ -72,6 +78,9 @@ export class WebhookIntake {
    * process; see {@link WebhookDelivery}.
    */
   redeliver(log: FastifyBaseLogger, limit = 100): Promise<number> {
-    return this.deps.delivery.redeliver(log, limit, REDELIVERY_MIN_AGE_MS);
+    return this.deps.delivery.redeliver(log, limit, {
+      olderThanMs: REDELIVERY_MIN_AGE_MS,
+      newerThanMs: this.deps.redeliveryMaxAgeMs,
+    });
   }
 }

@@ -13,13 +13,15 @@ repeated event.
 
   --older-than <s>  only rows received at least s seconds ago (default 60)
   --limit <n>       at most n rows (default 100)
-  --yes, -y         do it; without it, print the rows and change nothing`,
+  --yes, -y         do it; without it, print the rows and change nothing
+
+Exit code 1 when a row could not be delivered (Temporal unreachable): it stays in the inbox.`,
   options: { 'older-than': { type: 'string' }, limit: { type: 'string' }, ...yesOption },
   validate: (args) => (args.positionals.length === 0 ? undefined : 'redeliver takes no arguments'),
   async run(ctx, args, io) {
     const olderThanMs = (integerValue(args, 'older-than') ?? 60) * 1000;
     const limit = integerValue(args, 'limit') ?? 100;
-    const pending = await ctx.delivery.pending(limit, olderThanMs);
+    const pending = await ctx.delivery.pending(limit, { olderThanMs });
     const rows = pending.map((entry) => ({
       inboxId: entry.id,
       provider: entry.provider,
@@ -41,8 +43,13 @@ repeated event.
         io.err(`${message} ${json(details)}`);
       },
     };
-    const delivered = await ctx.delivery.redeliver(log, limit, olderThanMs);
-    io.out(`Delivered ${delivered} of ${rows.length} row(s).`);
-    return delivered === rows.length ? ExitCode.ok : ExitCode.failure;
+    const outcomes = { delivered: 0, 'unknown-donation': 0, deferred: 0 };
+    for (const entry of pending) outcomes[await ctx.delivery.deliver(entry, log)]++;
+    io.out(
+      `Delivered ${outcomes.delivered} of ${rows.length} row(s); ` +
+        `${outcomes['unknown-donation']} about no known donation (closed), ` +
+        `${outcomes.deferred} deferred (Temporal unreachable).`,
+    );
+    return outcomes.deferred === 0 ? ExitCode.ok : ExitCode.failure;
   },
 };
