@@ -8,3 +8,4 @@ export {
 export type { DonationOutcome, DonationState, PaymentActionResult } from './donation-workflow';
 export { reversalWorkflow, reversalWorkflowId } from './reversal-workflow';
 export type { ReversalInput } from './reversal-workflow';
+export { reconciliationWorkflow } from './reconciliation-workflow';

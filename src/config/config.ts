@@ -50,6 +50,15 @@ export interface Config {
   /** How often unprocessed webhook inbox rows are delivered again. */
   readonly inboxRedeliveryIntervalMs: number;
   readonly progress: ProgressCacheConfig;
+  readonly reconciliation: {
+    /** How often the worker's schedule runs reconciliation; 0 creates no schedule. */
+    readonly intervalSeconds: number;
+    /**
+     * How long past its payment deadline an open donation, and how long after receipt an
+     * undelivered webhook, must be before reconciliation acts on it.
+     */
+    readonly graceSeconds: number;
+  };
   readonly logLevel: string;
 }
 
@@ -157,6 +166,10 @@ export function loadConfig(source: Env = process.env): Config {
       ttlSeconds: reader.integer('PROGRESS_CACHE_TTL_SECONDS', 30, 1, 86_400),
       staleSeconds: reader.integer('PROGRESS_CACHE_STALE_SECONDS', 300, 0, 86_400),
       localTtlMs: reader.integer('PROGRESS_LOCAL_TTL_MS', 1_000, 0, 60_000),
+    },
+    reconciliation: {
+      intervalSeconds: reader.integer('RECONCILE_INTERVAL_SECONDS', 300, 0, 86_400),
+      graceSeconds: reader.integer('RECONCILE_GRACE_SECONDS', 300, 0, 86_400),
     },
     logLevel: reader.oneOf(
       'LOG_LEVEL',

@@ -86,10 +86,36 @@ export interface WebhookInboxTable {
   last_error: string | null;
 }
 
+export interface ReconciliationRunsTable {
+  run_id: string;
+  workflow_id: string;
+  campaigns_checked: number;
+  drift_campaigns: number;
+  repaired: number;
+  stuck_restarted: number;
+  inbox_redelivered: number;
+  finished_at: Timestamp;
+}
+
+export interface ReconciliationRepairsTable {
+  id: Generated<string>;
+  run_id: string;
+  campaign_id: string;
+  before_amount: number;
+  before_count: number;
+  before_version: number;
+  after_amount: number;
+  after_count: number;
+  after_version: number;
+  repaired_at: Timestamp;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   donations: DonationsTable;
   donation_ledger: DonationLedgerTable;
   campaign_totals: CampaignTotalsTable;
   webhook_inbox: WebhookInboxTable;
+  reconciliation_runs: ReconciliationRunsTable;
+  reconciliation_repairs: ReconciliationRepairsTable;
 }

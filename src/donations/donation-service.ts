@@ -13,6 +13,8 @@ import type { Donation, DonationInput, DonationRequest } from './donation';
 import type { DonationRepository } from './donation-repository';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
 import { startReversal } from './reversal-service';
+import type { ReversalRequest } from './reversal-service';
+import { reversalWorkflowId } from '../../workflows/reversal-workflow';
 import {
   CampaignIdAttribute,
   DonationStatusAttribute,
@@ -33,6 +35,13 @@ export interface DonationServiceDeps {
   paymentTimeoutSeconds: number;
   /** How long the edge waits on Temporal (and the provider behind it) before answering 503. */
   temporalTimeoutMs: number;
+}
+
+export interface RefundPlan {
+  donation: Donation;
+  refund: ReversalRequest & { kind: 'REFUND'; source: 'operator' };
+  /** The one refund workflow of this donation. */
+  workflowId: string;
 }
 
 /** Typed, non-retryable workflow failures → the 4xx the client gets (and the edge caches). */
@@ -154,18 +163,7 @@ export class DonationService {
     amount: number | undefined,
     reason: string,
   ): Promise<RefundAccepted> {
-    const donation = await this.find(id, undefined);
-    if (donation.status !== 'CONFIRMED') {
-      throw new AppError('donation-not-refundable', {
-        detail: `The donation is ${donation.status}.`,
-      });
-    }
-    const refund = {
-      kind: 'REFUND' as const,
-      amount: Math.min(amount ?? donation.amount, donation.amount),
-      reason,
-      source: 'operator' as const,
-    };
+    const { donation, refund } = await this.planRefund(id, amount, reason);
     const workflowId = await this.withTemporal(() =>
       startReversal(this.deps.temporal, this.deps.taskQueue, donation, refund),
     );
@@ -176,6 +174,29 @@ export class DonationService {
       status: 'REQUESTED',
       workflowId,
       links: { donation: `/v1/donations/${id}` },
+    };
+  }
+
+  /**
+   * What an operator's refund would do, refusing what {@link requestRefund} refuses; the ops
+   * CLI's dry run shows this without starting anything.
+   */
+  async planRefund(id: string, amount: number | undefined, reason: string): Promise<RefundPlan> {
+    const donation = await this.find(id, undefined);
+    if (donation.status !== 'CONFIRMED') {
+      throw new AppError('donation-not-refundable', {
+        detail: `The donation is ${donation.status}.`,
+      });
+    }
+    return {
+      donation,
+      refund: {
+        kind: 'REFUND',
+        amount: Math.min(amount ?? donation.amount, donation.amount),
+        reason,
+        source: 'operator',
+      },
+      workflowId: reversalWorkflowId('REFUND', id),
     };
   }
 

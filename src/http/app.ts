@@ -18,9 +18,12 @@ import { DonationRepository } from '../donations/donation-repository';
 import { DonationService } from '../donations/donation-service';
 import { donationRoutes } from '../donations/donation-routes';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import { WebhookDelivery } from '../webhooks/webhook-delivery';
 import { WebhookIntake } from '../webhooks/webhook-intake';
 import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
+import { registerReconciliationMetrics } from '../observability/metrics';
+import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
 import { requestIdOf } from './request-id';
@@ -67,6 +70,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     progress.close();
     done();
   });
+  const inbox = new WebhookInboxRepository(deps.db);
 
   await app.register(errorHandlerPlugin);
   await app.register(authPlugin, {
@@ -84,6 +88,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     temporal: deps.temporal,
     store: deps.idempotencyStore,
   });
+  const reconciliation = new ReconciliationRepository(deps.db);
+  registerReconciliationMetrics(deps.metrics.registry, () => reconciliation.stats());
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
@@ -103,11 +109,19 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(webhookRoutes, {
     intake: new WebhookIntake({
       providers: deps.providers,
-      inbox: new WebhookInboxRepository(deps.db),
-      donations,
-      temporal: deps.temporal,
-      taskQueue: deps.config.temporal.taskQueue,
+      inbox,
+      delivery: new WebhookDelivery({
+        inbox,
+        donations,
+        temporal: deps.temporal,
+        taskQueue: deps.config.temporal.taskQueue,
+        metrics: deps.metrics.webhooks,
+      }),
       metrics: deps.metrics.webhooks,
+      redeliveryMaxAgeMs:
+        deps.config.reconciliation.intervalSeconds === 0
+          ? undefined
+          : deps.config.reconciliation.graceSeconds * 1000,
     }),
     redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
   });

@@ -82,3 +82,55 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export type IdempotencyMetrics = Metrics['idempotency'];
 export type WebhookMetrics = Metrics['webhooks'];
 export type ProgressMetrics = Metrics['progress'];
+
+/** What reconciliation has recorded in Postgres, as `/metrics` reports it. */
+export interface ReconciliationStats {
+  repairsTotal: number;
+  lastRun: { driftCampaigns: number; finishedAt: Date } | undefined;
+}
+
+/**
+ * Reconciliation results. Runs happen on a worker, so the values are read from Postgres on each
+ * scrape (one query per scrape, shared by the three gauges) and every API process reports the
+ * same numbers. If Postgres does not answer, the previous values stay.
+ */
+export function registerReconciliationMetrics(
+  registry: Registry,
+  read: () => Promise<ReconciliationStats>,
+): void {
+  if (registry.getSingleMetric('galang_reconciliation_repairs_total')) return;
+  let inFlight: Promise<ReconciliationStats | undefined> | undefined;
+  const stats = () =>
+    (inFlight ??= read()
+      .catch(() => undefined)
+      .finally(() => {
+        inFlight = undefined;
+      }));
+  new Gauge({
+    name: 'galang_reconciliation_drift_campaigns',
+    help: 'Campaigns whose total differed from their ledger in the latest reconciliation run',
+    registers: [registry],
+    async collect() {
+      const lastRun = (await stats())?.lastRun;
+      if (lastRun) this.set(lastRun.driftCampaigns);
+    },
+  });
+  new Gauge({
+    name: 'galang_reconciliation_repairs_total',
+    help: 'Campaign totals repaired by reconciliation, ever',
+    registers: [registry],
+    async collect() {
+      const current = await stats();
+      if (current) this.set(current.repairsTotal);
+    },
+  });
+  new Gauge({
+    name: 'galang_reconciliation_last_run_timestamp_seconds',
+    help: 'When the latest reconciliation run finished (Unix time)',
+    registers: [registry],
+    async collect() {
+      const lastRun = (await stats())?.lastRun;
+      if (lastRun) this.set(lastRun.finishedAt.getTime() / 1000);
+    },
+  });
+}

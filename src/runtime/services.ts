@@ -1,3 +1,4 @@
+import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config';
 import type { Db } from '../db/database';
@@ -8,6 +9,8 @@ import { CampaignRepository } from '../campaigns/campaign-repository';
 import { ProgressCache } from '../campaigns/progress-cache';
 import { DonationRepository } from '../donations/donation-repository';
 import { createMetrics } from '../observability/metrics';
+import { createReconciler } from '../reconciliation/create-reconciler';
+import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { createTemporalClient } from '../temporal/temporal-client';
 import { createDonationWorker } from '../temporal/worker';
@@ -65,9 +68,19 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
   };
 }
 
-/** The donation worker; resolves once it polls its task queue. */
+/**
+ * The donation worker; resolves once it polls its task queue. It also runs reconciliation, and
+ * makes sure the schedule that starts it exists (RECONCILE_INTERVAL_SECONDS).
+ */
 export async function startWorker(config: Config, db: Db): Promise<Running> {
   const redis = openRedis(config);
+  const providers = createProviders(config);
+  const progressCache = new ProgressCache(redis, config.progress);
+  // Reconciliation starts and describes workflows: a client of its own beside the worker's.
+  const temporal = new Client({
+    connection: await Connection.connect({ address: config.temporal.address }),
+    namespace: config.temporal.namespace,
+  });
   const { worker, connection } = await createDonationWorker({
     address: config.temporal.address,
     namespace: config.temporal.namespace,
@@ -75,9 +88,24 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
     deps: {
       donations: new DonationRepository(db),
       campaigns: new CampaignRepository(db),
-      providers: createProviders(config),
-      progressCache: new ProgressCache(redis, config.progress),
+      providers,
+      progressCache,
     },
+    reconciliation: {
+      reconciler: createReconciler({
+        db,
+        progressCache,
+        temporal,
+        taskQueue: config.temporal.taskQueue,
+        providers,
+        paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+        graceSeconds: config.reconciliation.graceSeconds,
+      }),
+    },
+  });
+  await ensureReconciliationSchedule(temporal, {
+    taskQueue: config.temporal.taskQueue,
+    intervalSeconds: config.reconciliation.intervalSeconds,
   });
   const running = worker.run();
   return {
@@ -86,6 +114,7 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
+      await temporal.connection.close();
       redis.disconnect();
     },
   };

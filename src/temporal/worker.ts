@@ -1,14 +1,15 @@
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger, WorkerOptions } from '@temporalio/worker';
-import { createDonationActivities } from '../../activities';
+import { createDonationActivities, createReconciliationActivities } from '../../activities';
 import { correlationActivityInterceptor } from './correlation-interceptor';
-import type { DonationActivityDeps } from '../../activities';
+import type { DonationActivityDeps, ReconciliationActivityDeps } from '../../activities';
 
 export interface DonationWorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
   deps: DonationActivityDeps;
+  reconciliation: ReconciliationActivityDeps;
   /** A prebuilt bundle (tests share one); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -38,7 +39,7 @@ export async function bundleWorkflows(): Promise<{ code: string }> {
   });
 }
 
-/** Builds a worker for the donation task queue from its dependencies. */
+/** Builds a worker for the donation task queue (donations and reconciliation) from its dependencies. */
 export async function createDonationWorker(
   options: DonationWorkerOptions,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
@@ -48,7 +49,10 @@ export async function createDonationWorker(
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    activities: createDonationActivities(options.deps),
+    activities: {
+      ...createDonationActivities(options.deps),
+      ...createReconciliationActivities(options.reconciliation),
+    },
     interceptors: { activity: [correlationActivityInterceptor] },
     workflowBundle,
   });

@@ -10,6 +10,12 @@ export interface InboxEntry {
   event: WebhookEvent;
 }
 
+/** Which undelivered rows to take, by age in milliseconds. */
+export interface DeliveryWindow {
+  olderThanMs: number;
+  newerThanMs?: number | undefined;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** All SQL about received webhooks: the durable record that precedes every acknowledgement. */
@@ -77,17 +83,20 @@ export class WebhookInboxRepository {
 
   /**
    * Rows whose delivery has not succeeded, oldest first, received at least `olderThanMs` ago
-   * (younger ones are still in their own request).
+   * (younger ones are still in their own request) and, with `newerThanMs`, not longer ago than
+   * that.
    */
-  async findUndelivered(limit: number, olderThanMs: number): Promise<InboxEntry[]> {
-    const rows = await this.db
+  async findUndelivered(limit: number, window: DeliveryWindow): Promise<InboxEntry[]> {
+    const age = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms / 1000})`;
+    let query = this.db
       .selectFrom('webhook_inbox')
       .select(['id', 'provider', 'event_key', 'donation_id', 'payload'])
       .where('processed_at', 'is', null)
-      .where('received_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
-      .orderBy('received_at')
-      .limit(limit)
-      .execute();
+      .where('received_at', '<', age(window.olderThanMs));
+    if (window.newerThanMs !== undefined) {
+      query = query.where('received_at', '>=', age(window.newerThanMs));
+    }
+    const rows = await query.orderBy('received_at').limit(limit).execute();
     return rows.map((row) => ({
       id: row.id,
       provider: row.provider,

@@ -1,28 +1,28 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Client } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import type { WebhookMetrics } from '../observability/metrics';
 import { WebhookRejected } from '../providers/payment-provider';
 import type { ProviderRegistry, WebhookEvent, WebhookHeaders } from '../providers/payment-provider';
-import { donationWorkflowId } from '../donations/donation';
-import type { DonationRepository } from '../donations/donation-repository';
-import { startReversal } from '../donations/reversal-service';
-import { paymentEventSignal } from '../../workflows/donation-workflow';
+import type { WebhookDelivery } from './webhook-delivery';
 import type { WebhookInboxRepository } from './webhook-inbox-repository';
 
 export interface WebhookIntakeDeps {
   providers: ProviderRegistry;
   inbox: WebhookInboxRepository;
-  donations: DonationRepository;
-  temporal: Client;
-  taskQueue: string;
+  delivery: WebhookDelivery;
   metrics: WebhookMetrics;
-  /** How long a request may wait on Temporal before leaving delivery to the redelivery loop. */
-  signalTimeoutMs?: number;
+  /**
+   * Rows older than this are left to reconciliation (and operators), so a row whose delivery
+   * keeps failing is not retried every few seconds by every API process forever. Unset while
+   * reconciliation is disabled.
+   */
+  redeliveryMaxAgeMs?: number | undefined;
 }
 
 export type IntakeOutcome = 'delivered' | 'duplicate' | 'unknown-donation' | 'deferred';
+
+/** Rows younger than this are still in their own request; the redelivery loop leaves them. */
+const REDELIVERY_MIN_AGE_MS = 2_000;
 
 /**
  * Verify, record, then deliver. The inbox insert is the acknowledgement's precondition: once it
@@ -61,108 +61,26 @@ export class WebhookIntake {
       this.deps.metrics.duplicates.inc({ provider: providerName });
       return 'duplicate';
     }
-    return this.deliver(recorded.id, providerName, event, recorded.donationId, log);
-  }
-
-  /**
-   * Delivers inbox rows whose delivery failed (Temporal was away). Run periodically; delivering
-   * a row twice is harmless, since the workflow's reducer ignores a repeated event and a
-   * reversal workflow's ID admits one run.
-   */
-  async redeliver(log: FastifyBaseLogger, limit = 100): Promise<number> {
-    const entries = await this.deps.inbox.findUndelivered(limit, 2_000);
-    let delivered = 0;
-    for (const entry of entries) {
-      const outcome = await this.deliver(
-        entry.id,
-        entry.provider,
-        entry.event,
-        entry.donationId,
-        log,
-      );
-      if (outcome === 'delivered') delivered++;
-    }
-    return delivered;
-  }
-
-  private async deliver(
-    inboxId: string,
-    providerName: string,
-    event: WebhookEvent,
-    donationId: string | null,
-    log: FastifyBaseLogger,
-  ): Promise<IntakeOutcome> {
-    if (!donationId) {
-      log.warn(
-        { provider: providerName, eventKey: event.eventKey },
-        'webhook for unknown donation',
-      );
-      this.deps.metrics.unknown.inc({ provider: providerName });
-      await this.deps.inbox.markProcessed(inboxId, 'unknown-donation');
-      return 'unknown-donation';
-    }
-    try {
-      await this.withinDeadline(async () => {
-        try {
-          await this.deps.temporal.workflow
-            .getHandle(donationWorkflowId(donationId))
-            .signal(paymentEventSignal, {
-              eventKey: event.eventKey,
-              status: event.status,
-              amount: event.amount,
-              currency: event.currency,
-              occurredAt: event.occurredAt,
-            });
-        } catch (error) {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-          await this.afterWorkflowClosed(inboxId, donationId, event);
-          return;
-        }
-        await this.deps.inbox.markProcessed(inboxId);
-      });
-      return 'delivered';
-    } catch (error) {
-      log.warn({ err: error, inboxId }, 'delivery deferred: Temporal unavailable');
-      this.deps.metrics.deferred.inc({ provider: providerName });
-      await this.deps.inbox.recordFailure(inboxId, String(error));
-      return 'deferred';
-    }
-  }
-
-  /**
-   * The donation's workflow has finished. A refund or chargeback the provider reports goes to
-   * the donation's reversal workflow (one per kind, by derived ID); anything else is kept in
-   * the inbox for operators and reconciliation.
-   */
-  private async afterWorkflowClosed(
-    inboxId: string,
-    donationId: string,
-    event: WebhookEvent,
-  ): Promise<void> {
-    const kind =
-      event.status === 'REFUNDED'
-        ? 'REFUND'
-        : event.status === 'CHARGED_BACK'
-          ? 'CHARGEBACK'
-          : undefined;
-    const donation = kind ? await this.deps.donations.findById(donationId) : undefined;
-    if (!kind || !donation) {
-      await this.deps.inbox.markProcessed(inboxId, 'workflow-closed');
-      return;
-    }
-    const workflowId = await startReversal(this.deps.temporal, this.deps.taskQueue, donation, {
-      kind,
-      amount: donation.amount,
-      reason: `provider reported ${event.status}`,
-      source: 'provider',
-    });
-    await this.deps.inbox.markProcessed(inboxId, `reversal:${workflowId}`);
-  }
-
-  private withinDeadline<T>(fn: () => Promise<T>): Promise<T> {
-    return this.deps.temporal.connection.withDeadline(
-      Date.now() + (this.deps.signalTimeoutMs ?? 2_000),
-      fn,
+    return this.deps.delivery.deliver(
+      {
+        id: recorded.id,
+        provider: providerName,
+        eventKey: event.eventKey,
+        donationId: recorded.donationId,
+        event,
+      },
+      log,
     );
+  }
+
+  /**
+   * Delivers inbox rows whose delivery failed (Temporal was away). Run periodically by every API
+   * process; see {@link WebhookDelivery}.
+   */
+  redeliver(log: FastifyBaseLogger, limit = 100): Promise<number> {
+    return this.deps.delivery.redeliver(log, limit, {
+      olderThanMs: REDELIVERY_MIN_AGE_MS,
+      newerThanMs: this.deps.redeliveryMaxAgeMs,
+    });
   }
 }

@@ -23,6 +23,7 @@ import { createXenditProvider } from '../../src/providers/xendit/xendit-provider
 import { createTemporalClient } from '../../src/temporal/temporal-client';
 import { createDonationWorker } from '../../src/temporal/worker';
 import { createMetrics } from '../../src/observability/metrics';
+import { createReconciler } from '../../src/reconciliation/create-reconciler';
 import { testState } from './test-env';
 
 export const CLIENT_SECRET = 'secret-a-123';
@@ -171,6 +172,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         connectionTimeoutMillis: 1_000,
       })
     : db;
+  const progressCache = new ProgressCache(redis, config.progress);
+  // The worker's own client, as in production: reconciliation starts and describes workflows.
+  const workerTemporal = createTemporalClient(config.temporal);
   const worker = options.noWorker
     ? undefined
     : await createDonationWorker({
@@ -182,7 +186,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           donations: new DonationRepository(workerDb),
           campaigns: new CampaignRepository(workerDb),
           providers,
-          progressCache: new ProgressCache(redis, config.progress),
+          progressCache,
+        },
+        reconciliation: {
+          reconciler: createReconciler({
+            db: workerDb,
+            progressCache,
+            temporal: workerTemporal,
+            taskQueue: config.temporal.taskQueue,
+            providers,
+            paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+            graceSeconds: config.reconciliation.graceSeconds,
+          }),
         },
       });
   const running = worker?.worker.run();
@@ -201,6 +216,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       worker?.worker.shutdown();
       await running;
       await worker?.connection.close();
+      await workerTemporal.connection.close();
       if (workerDb !== db) await workerDb.destroy();
       if (apiDb !== db) await apiDb.destroy();
       await app.close();

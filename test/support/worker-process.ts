@@ -20,6 +20,8 @@ export function spawnWorker(stack: Stack): Promise<ChildEntry> {
       SIMULATOR_WEBHOOK_SECRET: config.simulator.webhookSecret,
       API_KEYS: 'unused:unused-secret',
       OPERATOR_KEYS: 'unused:unused-secret',
+      // Test files share a database: reconciliation runs only where a test starts it.
+      RECONCILE_INTERVAL_SECONDS: '0',
     },
     (line) => line.includes('worker polling'),
   );

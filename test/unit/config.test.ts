@@ -36,3 +36,22 @@ describe('configuration', () => {
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '60' })).toThrow(/IDEMPOTENCY_TTL/);
   });
 });
+
+describe('reconciliation settings', () => {
+  it('runs every 5 minutes with a 5-minute grace by default; 0 disables the schedule', () => {
+    expect(loadConfig({}).reconciliation).toEqual({ intervalSeconds: 300, graceSeconds: 300 });
+    expect(loadConfig({ RECONCILE_INTERVAL_SECONDS: '0' }).reconciliation.intervalSeconds).toBe(0);
+  });
+
+  it('refuses intervals and grace periods that are not whole seconds within a day', () => {
+    expect(() => loadConfig({ RECONCILE_INTERVAL_SECONDS: '-1' })).toThrow(
+      /RECONCILE_INTERVAL_SECONDS/,
+    );
+    expect(() => loadConfig({ RECONCILE_INTERVAL_SECONDS: '5m' })).toThrow(
+      /RECONCILE_INTERVAL_SECONDS/,
+    );
+    expect(() => loadConfig({ RECONCILE_GRACE_SECONDS: '100000' })).toThrow(
+      /RECONCILE_GRACE_SECONDS/,
+    );
+  });
+});

@@ -1,0 +1,56 @@
+import { ConfigError, loadConfig } from '../config/config';
+import { ProgressCache } from '../campaigns/progress-cache';
+import { createDatabase } from '../db/database';
+import { runOps } from '../ops/cli';
+import { buildOpsContext } from '../ops/ops-context';
+import type { OpsContext } from '../ops/ops-context';
+import { createProviders, openRedis } from '../runtime/infrastructure';
+import { createTemporalClient } from '../temporal/temporal-client';
+
+/**
+ * `npm run ops -- <command>`: the operator CLI (src/ops/). The configuration is read only when a
+ * command runs, so `--help` works anywhere; the database is not migrated (the API and the worker
+ * do that).
+ */
+async function main(): Promise<number> {
+  const closers: (() => Promise<void> | void)[] = [];
+  const io = {
+    out: (text: string) => process.stdout.write(`${text}\n`),
+    err: (text: string) => process.stderr.write(`${text}\n`),
+  };
+  const open = async (): Promise<OpsContext> => {
+    const config = loadConfig();
+    const db = createDatabase({ connectionString: config.databaseUrl, max: 2 });
+    closers.push(() => db.destroy());
+    const temporal = createTemporalClient(config.temporal);
+    closers.push(() => temporal.connection.close());
+    const redis = openRedis(config);
+    closers.push(() => {
+      redis.disconnect();
+    });
+    return buildOpsContext({
+      config,
+      db,
+      temporal,
+      progressCache: new ProgressCache(redis),
+      providers: createProviders(config),
+    });
+  };
+  try {
+    return await runOps(process.argv.slice(2), io, open);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(error.message);
+    return 78;
+  } finally {
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`ops: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

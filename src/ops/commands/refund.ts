@@ -1,0 +1,48 @@
+import { json } from '../format';
+import { DRY_RUN_NOTE, ExitCode, integerValue, stringValue, yesOption } from '../ops-command';
+import type { OpsCommand } from '../ops-command';
+
+export const refundCommand: OpsCommand = {
+  name: 'refund',
+  summary: 'Refund a confirmed donation, fully or in part (dry run unless --yes)',
+  help: `Usage: npm run ops -- refund <donationId> [--amount <n>] --reason <text> [--yes]
+
+The operator refund of POST /v1/donations/:id/refunds, through the same service: starts the
+donation's one refund workflow (reversal-refund-<donationId>), which refunds at the provider
+under <donationId>:refund and writes the reversing ledger entry once. Running it twice
+refunds once.
+
+  --amount <n>     minor units; default the whole donation (capped at it)
+  --reason <text>  required; kept with the refund at the provider
+  --yes, -y        do it; without it, print what would happen and change nothing`,
+  options: { amount: { type: 'string' }, reason: { type: 'string' }, ...yesOption },
+  validate: (args) =>
+    args.positionals.length !== 1
+      ? 'refund takes one <donationId>'
+      : stringValue(args, 'reason') === undefined
+        ? 'refund needs --reason <text>'
+        : undefined,
+  async run(ctx, args, io) {
+    const id = args.positionals[0] ?? '';
+    const amount = integerValue(args, 'amount');
+    const reason = stringValue(args, 'reason') ?? '';
+    const plan = await ctx.donationService.planRefund(id, amount, reason);
+    const summary = {
+      donationId: id,
+      donationStatus: plan.donation.status,
+      donationAmount: plan.donation.amount,
+      currency: plan.donation.currency,
+      refundAmount: plan.refund.amount,
+      reason,
+      provider: plan.donation.provider,
+      workflowId: plan.workflowId,
+    };
+    if (args.values.yes !== true) {
+      io.out(`Would refund:\n${json(summary)}\n${DRY_RUN_NOTE}`);
+      return ExitCode.ok;
+    }
+    const accepted = await ctx.donationService.requestRefund(id, amount, reason);
+    io.out(`Refund requested:\n${json(accepted)}`);
+    return ExitCode.ok;
+  },
+};

@@ -1,0 +1,45 @@
+import type { Client } from '@temporalio/client';
+import type { ProgressCache } from '../campaigns/progress-cache';
+import type { Db } from '../db/database';
+import { DonationRepository } from '../donations/donation-repository';
+import type { ProviderRegistry } from '../providers/payment-provider';
+import { WebhookDelivery } from '../webhooks/webhook-delivery';
+import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import { Reconciler } from './reconciler';
+import { ReconciliationRepository } from './reconciliation-repository';
+import { StuckDonations } from './stuck-donations';
+
+export interface ReconcilerOptions {
+  db: Db;
+  progressCache: ProgressCache;
+  temporal: Client;
+  taskQueue: string;
+  providers: ProviderRegistry;
+  paymentTimeoutSeconds: number;
+  graceSeconds: number;
+}
+
+/** Wires a {@link Reconciler}; the worker, the ops CLI and the tests build theirs here. */
+export function createReconciler(options: ReconcilerOptions): Reconciler {
+  const repository = new ReconciliationRepository(options.db);
+  const inbox = new WebhookInboxRepository(options.db);
+  return new Reconciler({
+    repository,
+    progressCache: options.progressCache,
+    delivery: new WebhookDelivery({
+      inbox,
+      donations: new DonationRepository(options.db),
+      temporal: options.temporal,
+      taskQueue: options.taskQueue,
+    }),
+    stuck: new StuckDonations({
+      repository,
+      temporal: options.temporal,
+      taskQueue: options.taskQueue,
+      providers: options.providers,
+      paymentTimeoutSeconds: options.paymentTimeoutSeconds,
+      graceSeconds: options.graceSeconds,
+    }),
+    graceSeconds: options.graceSeconds,
+  });
+}

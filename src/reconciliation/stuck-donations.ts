@@ -1,0 +1,167 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { DonationInput } from '../donations/donation';
+import type { ProviderRegistry } from '../providers/payment-provider';
+import type { OverdueDonation, ReconciliationRepository } from './reconciliation-repository';
+import {
+  CampaignIdAttribute,
+  DonationStatusAttribute,
+  ProviderAttribute,
+} from '../../workflows/search-attributes';
+import type { donationWorkflow } from '../../workflows';
+
+export interface StuckDonationsDeps {
+  repository: ReconciliationRepository;
+  temporal: Client;
+  /** Donations are handed back to this task queue, and only if their last run was on it. */
+  taskQueue: string;
+  providers: ProviderRegistry;
+  paymentTimeoutSeconds: number;
+  graceSeconds: number;
+}
+
+/** What reconciliation does, or would do, about one overdue open donation. */
+export interface StuckDecision {
+  donationId: string;
+  workflowId: string;
+  status: string;
+  /** The workflow's state: `not-found` (never started, or its history is gone) or its status. */
+  workflow: string;
+  action: 'hand-back' | 'leave';
+  reason: string;
+}
+
+/** Memo key on a workflow run that reconciliation started. */
+const HANDED_BACK_BY = 'handedBackBy';
+const LIMIT = 100;
+
+/**
+ * Open donations (PENDING, AWAITING_PAYMENT) past their payment deadline whose workflow no longer
+ * runs: terminated by hand, failed, or gone. Such a donation is stuck: nobody will ever ask the
+ * provider about it. It is handed back by starting its workflow again under the same ID, with
+ * its input rebuilt from the row; that is safe because every activity is keyed by the donation
+ * (see docs/operations.md). With its deadline already behind it, the new run waits no longer:
+ * it asks the provider at once and credits, expires or cancels, like the first run would have.
+ */
+export class StuckDonations {
+  constructor(private readonly deps: StuckDonationsDeps) {}
+
+  /** Read-only: every overdue open donation and what would be done about it. */
+  async plan(runId?: string): Promise<StuckDecision[]> {
+    const overdue = await this.deps.repository.findOverdue(
+      this.deps.paymentTimeoutSeconds + this.deps.graceSeconds,
+      LIMIT,
+    );
+    const decisions: StuckDecision[] = [];
+    for (const donation of overdue) decisions.push(await this.decide(donation, runId));
+    return decisions;
+  }
+
+  /** Hands back what {@link plan} marks; returns the donations handed back by this run. */
+  async handBack(runId: string): Promise<StuckDecision[]> {
+    const overdue = await this.deps.repository.findOverdue(
+      this.deps.paymentTimeoutSeconds + this.deps.graceSeconds,
+      LIMIT,
+    );
+    const handedBack: StuckDecision[] = [];
+    for (const donation of overdue) {
+      const decision = await this.decide(donation, runId);
+      if (decision.action !== 'hand-back') continue;
+      // A run of this reconciliation (an earlier attempt of the activity) already started it.
+      if (decision.workflow === 'RUNNING' || (await this.start(donation, runId))) {
+        handedBack.push(decision);
+      }
+    }
+    return handedBack;
+  }
+
+  private async decide(
+    donation: OverdueDonation,
+    runId: string | undefined,
+  ): Promise<StuckDecision> {
+    const base = {
+      donationId: donation.id,
+      workflowId: donation.workflowId,
+      status: donation.status,
+    };
+    let description;
+    try {
+      description = await this.deps.temporal.workflow.getHandle(donation.workflowId).describe();
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      return {
+        ...base,
+        workflow: 'not-found',
+        action: 'hand-back' as const,
+        reason: 'no workflow',
+      };
+    }
+    const workflow = description.status.name;
+    const leave = (reason: string): StuckDecision => ({
+      ...base,
+      workflow,
+      action: 'leave',
+      reason,
+    });
+    const handedBackBy = description.memo?.[HANDED_BACK_BY];
+    if (workflow === 'RUNNING') {
+      return runId !== undefined && handedBackBy === runId
+        ? { ...base, workflow, action: 'hand-back', reason: 'handed back by this run' }
+        : leave('workflow running');
+    }
+    if (description.taskQueue !== this.deps.taskQueue) {
+      return leave(`last run on task queue ${description.taskQueue}`);
+    }
+    if (handedBackBy !== undefined) {
+      // Handed back once and closed again without deciding: a dead letter for an operator,
+      // not something to restart every few minutes.
+      return leave(`handed back by ${JSON.stringify(handedBackBy)} and closed ${workflow}`);
+    }
+    return { ...base, workflow, action: 'hand-back' as const, reason: `workflow ${workflow}` };
+  }
+
+  /** Starts the donation's workflow again; false if another start won the race. */
+  private async start(donation: OverdueDonation, runId: string): Promise<boolean> {
+    const input: DonationInput = {
+      campaignId: donation.campaignId,
+      amount: donation.amount,
+      currency: donation.currency,
+      donor: donation.donor,
+      message: donation.message ?? undefined,
+      paymentMethod: donation.paymentMethod,
+      donationId: donation.id,
+      clientId: donation.clientId,
+      idempotencyKey: donation.idempotencyKey,
+      workflowId: donation.workflowId,
+      provider: donation.provider,
+      // The deadline has passed (that is how it was found): ask the provider now.
+      paymentTimeoutSeconds: 0,
+      verifyPaymentStatus: this.deps.providers.get(donation.provider)?.verifyBeforeCredit ?? false,
+      correlationId: `reconciliation:${runId}`,
+    };
+    try {
+      await this.deps.temporal.workflow.start<typeof donationWorkflow>('donationWorkflow', {
+        workflowId: donation.workflowId,
+        taskQueue: this.deps.taskQueue,
+        args: [input],
+        // The previous run is closed; a running one (an edge or operator got there first) wins.
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+        memo: {
+          correlationId: input.correlationId,
+          clientId: donation.clientId,
+          [HANDED_BACK_BY]: runId,
+        },
+        typedSearchAttributes: [
+          { key: CampaignIdAttribute, value: donation.campaignId },
+          { key: DonationStatusAttribute, value: donation.status },
+          { key: ProviderAttribute, value: donation.provider },
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,280 @@
+import { donationWorkflowId } from '../../src/donations/donation';
+import type { WebhookEvent } from '../../src/providers/payment-provider';
+import {
+  ensureReconciliationSchedule,
+  reconciliationScheduleId,
+  runReconciliationNow,
+} from '../../src/reconciliation/reconciliation-schedule';
+import type { ReconciliationReport } from '../../src/reconciliation/reconciler';
+import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
+import { effectsOf, totalsOf, waitForStatus, workflowResult } from '../support/donations';
+import {
+  backdateDonation,
+  donate,
+  metricValue,
+  refund,
+  snapshotOf,
+} from '../support/reconciliation';
+import { ops } from '../support/ops';
+import { createCampaign, eventually, startStack } from '../support/stack';
+import type { Stack } from '../support/stack';
+
+/**
+ * Reconciliation on the real stack, run through the schedule the worker creates. Test files
+ * share one database, so each test compares only rows of its own campaigns; no other file
+ * corrupts totals or runs reconciliation.
+ */
+describe('reconciliation', () => {
+  let stack: Stack;
+  let taskQueue: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ autoPayMs: 100 });
+    taskQueue = stack.config.temporal.taskQueue;
+    await ensureReconciliationSchedule(stack.temporal, { taskQueue, intervalSeconds: 3600 });
+  });
+  afterAll(async () => {
+    await stack.temporal.schedule.getHandle(reconciliationScheduleId(taskQueue)).delete();
+    await stack.stop();
+  });
+
+  /** A paid event recorded in the inbox ten minutes ago and never delivered (the API crashed). */
+  async function lostWebhook(donationId: string, amount: number): Promise<string> {
+    const event: WebhookEvent = {
+      eventKey: `lost-${donationId}`,
+      status: 'PAID',
+      amount,
+      currency: 'IDR',
+      occurredAt: new Date().toISOString(),
+      donationRef: donationId,
+      providerReference: stack.simulator.paymentByReference(donationId)?.id ?? '',
+      raw: {},
+    };
+    const row = await new WebhookInboxRepository(stack.db).insert('simulator', event, '{}');
+    if (!row) throw new Error('inbox row not recorded');
+    await stack.db
+      .updateTable('webhook_inbox')
+      .set({ received_at: new Date(Date.now() - 600_000) })
+      .where('id', '=', row.id)
+      .execute();
+    return row.id;
+  }
+
+  it('creates its schedule once: a second call at worker start changes nothing', async () => {
+    const handle = stack.temporal.schedule.getHandle(reconciliationScheduleId(taskQueue));
+    const before = await handle.describe();
+    expect(
+      await ensureReconciliationSchedule(stack.temporal, { taskQueue, intervalSeconds: 3600 }),
+    ).toBe('unchanged');
+    expect(
+      await ensureReconciliationSchedule(stack.temporal, { taskQueue, intervalSeconds: 0 }),
+    ).toBe('disabled');
+    const after = await handle.describe();
+    expect(after.info.createdAt).toEqual(before.info.createdAt);
+    expect(after.info.lastUpdatedAt).toEqual(before.info.lastUpdatedAt);
+    expect(after.spec.intervals).toMatchObject([{ every: 3_600_000 }]);
+    expect(after.action).toMatchObject({ workflowType: 'reconciliationWorkflow', taskQueue });
+
+    // A worker started with another interval moves the existing schedule to it.
+    const ensure = (intervalSeconds: number) =>
+      ensureReconciliationSchedule(stack.temporal, { taskQueue, intervalSeconds });
+    expect(await ensure(7200)).toBe('updated');
+    expect((await handle.describe()).spec.intervals).toMatchObject([{ every: 7_200_000 }]);
+    expect(await ensure(3600)).toBe('updated');
+  });
+
+  it('repairs a corrupted total from the ledger, records it, and changes nothing else', async () => {
+    const [drifted, other, empty] = [
+      await createCampaign(stack.db),
+      await createCampaign(stack.db),
+      await createCampaign(stack.db),
+    ];
+    const kept = await donate(stack, drifted, 50_000);
+    const returned = await donate(stack, drifted, 30_000);
+    await donate(stack, other, 20_000);
+    await waitForStatus(stack, kept, 'CONFIRMED');
+    await waitForStatus(stack, returned, 'CONFIRMED');
+    await refund(stack, kept, 10_000, 'PARTIALLY_REFUNDED');
+    await refund(stack, returned, 30_000, 'REFUNDED');
+    await eventually(async () => {
+      const o = await totalsOf(stack, other);
+      return o.donation_count === 1 ? o : undefined;
+    });
+    const correct = await totalsOf(stack, drifted);
+    expect(correct).toEqual({ confirmed_amount: 40_000, donation_count: 1 });
+
+    await stack.db
+      .updateTable('campaign_totals')
+      .set({ confirmed_amount: 999, donation_count: 7 })
+      .where('campaign_id', '=', drifted)
+      .execute();
+    const progress = () =>
+      fetch(`${stack.apiUrl}/v1/campaigns/${drifted}/progress`).then(
+        (r) => r.json() as Promise<{ confirmedAmount: number }>,
+      );
+    expect((await progress()).confirmedAmount).toBe(999); // now cached in Redis
+    const before = await snapshotOf(stack, [drifted, other, empty]);
+    const corrupted = before.totals.find((t) => t.campaign_id === drifted);
+    const repairsBefore = (await metricValue(stack, 'galang_reconciliation_repairs_total')) ?? 0;
+    const startedAt = Date.now() / 1000;
+
+    const report = await runReconciliationNow(stack.temporal, taskQueue);
+
+    expect(report.repaired).toEqual([
+      {
+        campaignId: drifted,
+        before: { amount: 999, count: 7, version: corrupted?.version },
+        after: { amount: 40_000, count: 1, version: Number(corrupted?.version) + 1 },
+      },
+    ]);
+    expect(report.skipped).toEqual([]);
+    expect(report.campaignsChecked).toBeGreaterThanOrEqual(3);
+    expect(await totalsOf(stack, drifted)).toEqual(correct);
+    expect((await progress()).confirmedAmount).toBe(40_000);
+
+    const after = await snapshotOf(stack, [drifted, other, empty]);
+    expect(after.ledger).toEqual(before.ledger);
+    expect(after.donations).toEqual(before.donations);
+    expect(after.totals.filter((t) => t.campaign_id !== drifted)).toEqual(
+      before.totals.filter((t) => t.campaign_id !== drifted),
+    );
+    const recorded = await stack.db
+      .selectFrom('reconciliation_repairs')
+      .selectAll()
+      .where('campaign_id', 'in', [drifted, other, empty])
+      .execute();
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({
+      run_id: report.runId,
+      campaign_id: drifted,
+      before_amount: 999,
+      after_amount: 40_000,
+    });
+
+    expect(await metricValue(stack, 'galang_reconciliation_repairs_total')).toBe(repairsBefore + 1);
+    expect(await metricValue(stack, 'galang_reconciliation_drift_campaigns')).toBe(1);
+    expect(
+      await metricValue(stack, 'galang_reconciliation_last_run_timestamp_seconds'),
+    ).toBeGreaterThanOrEqual(Math.floor(startedAt));
+
+    // Nothing left to repair: a second run finds no drift and writes nothing.
+    const again = await runReconciliationNow(stack.temporal, taskQueue);
+    expect(again.repaired).toEqual([]);
+    expect(await snapshotOf(stack, [drifted, other, empty])).toEqual(after);
+  });
+
+  it('hands a stuck donation whose workflow was terminated back, and it settles once', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 25_000, { autoPayMs: -1 });
+    await waitForStatus(stack, id, 'AWAITING_PAYMENT');
+    const workflow = stack.temporal.workflow.getHandle(donationWorkflowId(id));
+    await workflow.terminate('test: a stuck donation');
+    // The donor pays after the workflow is gone: the webhook finds no workflow to signal.
+    stack.simulator.transition(stack.simulator.paymentByReference(id)?.id ?? '', 'settled');
+    await eventually(async () => {
+      const row = await stack.db
+        .selectFrom('webhook_inbox')
+        .select('last_error')
+        .where('donation_id', '=', id)
+        .where('processed_at', 'is not', null)
+        .executeTakeFirst();
+      return row?.last_error === 'workflow-closed' ? row : undefined;
+    });
+    await backdateDonation(stack, id);
+
+    const report = await runReconciliationNow(stack.temporal, taskQueue);
+
+    expect(report.stuckRestarted).toContainEqual(
+      expect.objectContaining({ donationId: id, workflow: 'TERMINATED', action: 'hand-back' }),
+    );
+    expect(await workflowResult(stack, id)).toMatchObject({ status: 'CONFIRMED', credited: true });
+    const effects = await effectsOf(stack, id);
+    expect(effects.ledger).toEqual([{ entry_type: 'DONATION', amount: 25_000 }]);
+    expect(effects).toMatchObject({ donations: 1, workflows: 2, charges: 1 });
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 25_000,
+      donation_count: 1,
+    });
+
+    // Decided now: the next run leaves it alone.
+    const again = await runReconciliationNow(stack.temporal, taskQueue);
+    expect(again.stuckRestarted.map((d) => d.donationId)).not.toContain(id);
+  });
+
+  it('delivers a webhook that was recorded but never delivered', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 15_000, { autoPayMs: -1, dropWebhooks: true });
+    await waitForStatus(stack, id, 'AWAITING_PAYMENT');
+    const row = await lostWebhook(id, 15_000);
+
+    const report = await runReconciliationNow(stack.temporal, taskQueue);
+
+    expect(report.inboxRedelivered).toBeGreaterThanOrEqual(1);
+    expect(await workflowResult(stack, id)).toMatchObject({ status: 'CONFIRMED', credited: true });
+    const delivered = await stack.db
+      .selectFrom('webhook_inbox')
+      .select(['processed_at', 'last_error'])
+      .where('id', '=', row)
+      .executeTakeFirstOrThrow();
+    expect(delivered.processed_at).not.toBeNull();
+    expect(delivered.last_error).toBeNull();
+  });
+
+  describe('through the ops CLI', () => {
+    it('reconcile shows the drift without --yes and repairs it with --yes', async () => {
+      const campaignId = await createCampaign(stack.db);
+      await waitForStatus(stack, await donate(stack, campaignId, 35_000), 'CONFIRMED');
+      await stack.db
+        .updateTable('campaign_totals')
+        .set({ confirmed_amount: 1 })
+        .where('campaign_id', '=', campaignId)
+        .execute();
+      const before = await snapshotOf(stack, [campaignId]);
+
+      const dry = await ops(stack, 'reconcile');
+      expect(dry.code).toBe(0);
+      expect(dry.out).toMatch(new RegExp(`${campaignId}\\s+1\\s+35000`));
+      expect(dry.out).toContain('Dry run: nothing was changed');
+      expect(await snapshotOf(stack, [campaignId])).toEqual(before);
+
+      const done = await ops(stack, 'reconcile', '--yes', '--json');
+      expect(done.code).toBe(0);
+      const report = JSON.parse(done.out) as ReconciliationReport;
+      expect(report.repaired.map((r) => r.campaignId)).toEqual([campaignId]);
+      expect(await totalsOf(stack, campaignId)).toEqual({
+        confirmed_amount: 35_000,
+        donation_count: 1,
+      });
+    });
+
+    it('redeliver lists undelivered webhooks without --yes and delivers them with --yes', async () => {
+      const campaignId = await createCampaign(stack.db);
+      const id = await donate(stack, campaignId, 9_000, { autoPayMs: -1, dropWebhooks: true });
+      await waitForStatus(stack, id, 'AWAITING_PAYMENT');
+      const row = await lostWebhook(id, 9_000);
+      const inboxRow = () =>
+        stack.db
+          .selectFrom('webhook_inbox')
+          .selectAll()
+          .where('id', '=', row)
+          .executeTakeFirstOrThrow();
+      const before = await inboxRow();
+
+      const dry = await ops(stack, 'redeliver', '--older-than', '300');
+      expect(dry.code).toBe(0);
+      expect(dry.out).toContain(`lost-${id}`);
+      expect(await inboxRow()).toEqual(before);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await effectsOf(stack, id)).ledger).toEqual([]);
+
+      const done = await ops(stack, 'redeliver', '--older-than', '300', '--yes');
+      expect(done.code).toBe(0);
+      expect(done.out).toMatch(/Delivered [1-9]\d* of/);
+      expect((await inboxRow()).processed_at).not.toBeNull();
+      expect(await workflowResult(stack, id)).toMatchObject({
+        status: 'CONFIRMED',
+        credited: true,
+      });
+    });
+  });
+});
