@@ -6,6 +6,7 @@ import {
   runReconciliationNow,
 } from '../../src/reconciliation/reconciliation-schedule';
 import type { ReconciliationReport } from '../../src/reconciliation/reconciler';
+import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import { effectsOf, totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
@@ -102,17 +103,23 @@ describe('reconciliation', () => {
     });
     const correct = await totalsOf(stack, drifted);
     expect(correct).toEqual({ confirmed_amount: 40_000, donation_count: 1 });
+    const progress = () =>
+      fetch(`${stack.apiUrl}/v1/campaigns/${drifted}/progress`).then(
+        (r) => r.json() as Promise<{ confirmedAmount: number }>,
+      );
+    const showing = (amount: number) => async () =>
+      (await progress()).confirmedAmount === amount ? true : undefined;
+    // The workflows' cache refreshes have landed before the total is corrupted.
+    await eventually(showing(40_000));
 
     await stack.db
       .updateTable('campaign_totals')
       .set({ confirmed_amount: 999, donation_count: 7 })
       .where('campaign_id', '=', drifted)
       .execute();
-    const progress = () =>
-      fetch(`${stack.apiUrl}/v1/campaigns/${drifted}/progress`).then(
-        (r) => r.json() as Promise<{ confirmedAmount: number }>,
-      );
-    expect((await progress()).confirmedAmount).toBe(999); // now cached in Redis
+    // The cached value expires; the next reads rebuild it from the corrupted row.
+    await new ProgressCache(stack.redis).invalidate(drifted);
+    await eventually(showing(999));
     const before = await snapshotOf(stack, [drifted, other, empty]);
     const corrupted = before.totals.find((t) => t.campaign_id === drifted);
     const repairsBefore = (await metricValue(stack, 'galang_reconciliation_repairs_total')) ?? 0;
@@ -130,7 +137,8 @@ describe('reconciliation', () => {
     expect(report.skipped).toEqual([]);
     expect(report.campaignsChecked).toBeGreaterThanOrEqual(3);
     expect(await totalsOf(stack, drifted)).toEqual(correct);
-    expect((await progress()).confirmedAmount).toBe(40_000);
+    // Reconciliation dropped the cached value: pages show the repaired total again.
+    await eventually(showing(40_000));
 
     const after = await snapshotOf(stack, [drifted, other, empty]);
     expect(after.ledger).toEqual(before.ledger);
