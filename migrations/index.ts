@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001-initial';
+import * as donationCorrelation from './0003-donation-correlation';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -7,4 +8,5 @@ import * as initial from './0001-initial';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0003-donation-correlation': donationCorrelation,
 };

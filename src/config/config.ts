@@ -48,6 +48,8 @@ export interface Config {
   /** How often unprocessed webhook inbox rows are delivered again. */
   readonly inboxRedeliveryIntervalMs: number;
   readonly logLevel: string;
+  /** Port of the worker's Prometheus endpoint (Temporal SDK and galang worker metrics); 0: none. */
+  readonly workerMetricsPort: number;
 }
 
 export const paymentProviders = ['simulator', 'midtrans', 'xendit', 'stripe'] as const;
@@ -147,6 +149,7 @@ export function loadConfig(source: Env = process.env): Config {
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       env === 'test' ? 'silent' : 'info',
     ),
+    workerMetricsPort: reader.port('WORKER_METRICS_PORT', 9464),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -20,6 +20,7 @@ import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 import { WebhookIntake } from '../webhooks/webhook-intake';
 import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
+import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
 import { requestIdOf } from './request-id';
@@ -57,6 +58,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const progressCache = new ProgressCache(deps.redis);
 
   await app.register(errorHandlerPlugin);
+  await app.register(httpMetricsPlugin, { metrics: deps.metrics.http });
+  deps.metrics.lmdb.watch(deps.idempotencyStore);
   await app.register(authPlugin, {
     apiKeys: deps.config.apiKeys,
     operatorKeys: deps.config.operatorKeys,

@@ -9,7 +9,7 @@ import { donationWorkflowId } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
 import { startReversal } from '../donations/reversal-service';
 import { paymentEventSignal } from '../../workflows/donation-workflow';
-import type { WebhookInboxRepository } from './webhook-inbox-repository';
+import type { InboxEntry, WebhookInboxRepository } from './webhook-inbox-repository';
 
 export interface WebhookIntakeDeps {
   providers: ProviderRegistry;
@@ -23,6 +23,15 @@ export interface WebhookIntakeDeps {
 }
 
 export type IntakeOutcome = 'delivered' | 'duplicate' | 'unknown-donation' | 'deferred';
+
+export interface IntakeResult {
+  outcome: IntakeOutcome;
+  /** The correlation id of the donation the event is about, for the request's log lines. */
+  correlationId: string | undefined;
+}
+
+/** Where a delivery came from, as the signal-lag histogram labels it. */
+type DeliveryPath = 'request' | 'redelivery';
 
 /**
  * Verify, record, then deliver. The inbox insert is the acknowledgement's precondition: once it
@@ -38,7 +47,8 @@ export class WebhookIntake {
     rawBody: Buffer,
     headers: WebhookHeaders,
     log: FastifyBaseLogger,
-  ): Promise<IntakeOutcome> {
+  ): Promise<IntakeResult> {
+    const receivedAt = Date.now();
     const provider = this.deps.providers.get(providerName);
     if (!provider) {
       this.deps.metrics.rejected.inc({ provider: 'unknown', reason: 'provider' });
@@ -59,9 +69,19 @@ export class WebhookIntake {
     const recorded = await this.deps.inbox.insert(providerName, event, rawBody.toString('utf8'));
     if (!recorded) {
       this.deps.metrics.duplicates.inc({ provider: providerName });
-      return 'duplicate';
+      return { outcome: 'duplicate', correlationId: undefined };
     }
-    return this.deliver(recorded.id, providerName, event, recorded.donationId, log);
+    const correlationId = recorded.correlationId ?? undefined;
+    const entry: InboxEntry = {
+      id: recorded.id,
+      provider: providerName,
+      eventKey: event.eventKey,
+      donationId: recorded.donationId,
+      event,
+      correlationId: recorded.correlationId,
+      receivedAt: new Date(receivedAt),
+    };
+    return { outcome: await this.deliver(entry, 'request', log), correlationId };
   }
 
   /**
@@ -73,25 +93,26 @@ export class WebhookIntake {
     const entries = await this.deps.inbox.findUndelivered(limit, 2_000);
     let delivered = 0;
     for (const entry of entries) {
-      const outcome = await this.deliver(
-        entry.id,
-        entry.provider,
-        entry.event,
-        entry.donationId,
-        log,
-      );
+      const outcome = await this.deliver(entry, 'redelivery', log);
       if (outcome === 'delivered') delivered++;
     }
     return delivered;
   }
 
+  /**
+   * Signals the donation's workflow. Every line logged here carries the donation's correlation
+   * id besides this request's own id, so the webhook that completed a donation is found with
+   * the rest of the donation's lines.
+   */
   private async deliver(
-    inboxId: string,
-    providerName: string,
-    event: WebhookEvent,
-    donationId: string | null,
-    log: FastifyBaseLogger,
+    entry: InboxEntry,
+    path: DeliveryPath,
+    requestLog: FastifyBaseLogger,
   ): Promise<IntakeOutcome> {
+    const { id: inboxId, provider: providerName, event, donationId } = entry;
+    const log = entry.correlationId
+      ? requestLog.child({ correlationId: entry.correlationId })
+      : requestLog;
     if (!donationId) {
       log.warn(
         { provider: providerName, eventKey: event.eventKey },
@@ -116,8 +137,25 @@ export class WebhookIntake {
         } catch (error) {
           if (!(error instanceof WorkflowNotFoundError)) throw error;
           await this.afterWorkflowClosed(inboxId, donationId, event);
+          log.info(
+            { provider: providerName, eventKey: event.eventKey, donationId, inboxId },
+            'webhook after the donation workflow closed',
+          );
           return;
         }
+        const lagSeconds = Math.max(0, Date.now() - entry.receivedAt.getTime()) / 1000;
+        this.deps.metrics.signalLag.observe({ provider: providerName, path }, lagSeconds);
+        log.info(
+          {
+            provider: providerName,
+            eventKey: event.eventKey,
+            status: event.status,
+            donationId,
+            path,
+            lagSeconds,
+          },
+          'webhook signalled to the donation workflow',
+        );
         await this.deps.inbox.markProcessed(inboxId);
       });
       return 'delivered';
