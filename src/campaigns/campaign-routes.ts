@@ -21,7 +21,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{ progress: ProgressServi
   app.get(
     '/v1/campaigns/:id/progress',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', problems: ['campaign-not-found'] },
       schema: {
         summary: "A campaign's confirmed total",
         params: Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) }),

@@ -45,7 +45,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/webhooks/:provider',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', problems: ['provider-unknown', 'webhook-signature-invalid'] },
       schema: {
         summary: 'Receive a payment provider notification',
         params: Type.Object({ provider: Type.String({ pattern: '^[a-z0-9-]{1,32}$' }) }),
