@@ -1,4 +1,6 @@
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { activityTags } from '../src/temporal/worker-metrics';
+import type { WorkerMetrics } from '../src/temporal/worker-metrics';
 import type { CampaignRepository } from '../src/campaigns/campaign-repository';
 import { acceptsDonations } from '../src/campaigns/campaign-repository';
 import type { ProgressCache } from '../src/campaigns/progress-cache';
@@ -24,6 +26,7 @@ export interface DonationActivityDeps {
   campaigns: CampaignRepository;
   providers: ProviderRegistry;
   progressCache: ProgressCache;
+  metrics: WorkerMetrics;
 }
 
 export interface RefundRequestInput {
@@ -174,6 +177,8 @@ export function createDonationActivities(deps: DonationActivityDeps) {
     async confirmDonation(donationId: string): Promise<ConfirmResult> {
       const result = await deps.donations.confirm(donationId);
       log.info('donation confirmed', { donationId, ...result });
+      // Only the call that credited observes, so a re-run never counts a donation twice.
+      if (result.credited) await observeConfirmation(deps, donationId);
       return result;
     },
 
@@ -214,6 +219,24 @@ export type DonationActivities = ReturnType<typeof createDonationActivities>;
  */
 function isFinalRejection(error: unknown): error is ProviderRejected {
   return error instanceof ProviderRejected && error.status !== 401 && error.status !== 403;
+}
+
+/**
+ * Records created → confirmed (both instants from Postgres' clock) on the worker's metrics
+ * endpoint. Losing one observation is better than failing a credited donation's activity.
+ */
+async function observeConfirmation(deps: DonationActivityDeps, donationId: string) {
+  try {
+    const donation = await deps.donations.findById(donationId);
+    if (!donation?.confirmedAt) return;
+    const seconds = (donation.confirmedAt.getTime() - donation.createdAt.getTime()) / 1000;
+    deps.metrics.confirmationSeconds.record(
+      Math.max(0, seconds),
+      activityTags(Context.current().info),
+    );
+  } catch (error) {
+    log.warn('confirmation latency not recorded', { donationId, error: String(error) });
+  }
 }
 
 function asEvent(snapshot: PaymentSnapshot, source: string): PaymentEvent {

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001-initial';
 import * as reconciliation from './0002-reconciliation';
+import * as donationCorrelation from './0003-donation-correlation';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -9,4 +10,5 @@ import * as reconciliation from './0002-reconciliation';
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-reconciliation': reconciliation,
+  '0003-donation-correlation': donationCorrelation,
 };

@@ -6,11 +6,16 @@ export const CORRELATION_HEADER = 'galang-correlation-id';
 
 /**
  * Passes the correlation id the edge put in the workflow's memo to every activity as a header,
- * so activity logs name the request that started the donation. Pure: bundled into the sandbox.
+ * so activity logs name the request that started the donation, and adds it to every line the
+ * workflow itself logs (`log` from @temporalio/workflow). Pure: bundled into the sandbox.
  */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {
+      getLogAttributes(input, next) {
+        const correlationId = workflowInfo().memo?.correlationId;
+        return next(typeof correlationId === 'string' ? { ...input, correlationId } : input);
+      },
       scheduleActivity(input, next) {
         const correlationId = workflowInfo().memo?.correlationId;
         if (typeof correlationId !== 'string') return next(input);

@@ -17,7 +17,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/v1/campaigns/:id/progress',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', problems: ['campaign-not-found'] },
       schema: {
         summary: "A campaign's confirmed total",
         description:

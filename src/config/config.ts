@@ -60,6 +60,8 @@ export interface Config {
     readonly graceSeconds: number;
   };
   readonly logLevel: string;
+  /** Port of the worker's Prometheus endpoint (Temporal SDK and galang worker metrics); 0: none. */
+  readonly workerMetricsPort: number;
 }
 
 /** Campaign progress caching: Redis shared by every process, plus a short in-process copy. */
@@ -176,6 +178,7 @@ export function loadConfig(source: Env = process.env): Config {
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       env === 'test' ? 'silent' : 'info',
     ),
+    workerMetricsPort: reader.port('WORKER_METRICS_PORT', 9464),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

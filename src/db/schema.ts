@@ -53,6 +53,8 @@ export interface DonationsTable {
   confirmed_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The X-Request-Id of the request that started the donation (migration 0003). */
+  correlation_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DonationLedgerTable {

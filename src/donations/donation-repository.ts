@@ -50,6 +50,8 @@ export class DonationRepository {
         payment_method: input.paymentMethod,
         provider: input.provider,
         workflow_id: input.workflowId,
+        // Histories recorded before the edge passed one carry no correlation id.
+        correlation_id: (input.correlationId as string | undefined) ?? null,
       })
       .onConflict((oc) => oc.doNothing())
       .returning('id')

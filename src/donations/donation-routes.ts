@@ -18,7 +18,17 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
   app.post(
     '/v1/donations',
     {
-      config: { auth: 'client', idempotent: true },
+      config: {
+        auth: 'client',
+        idempotent: true,
+        problems: [
+          'campaign-not-found',
+          'campaign-closed',
+          'currency-mismatch',
+          'unsupported-currency',
+          'payment-declined',
+        ],
+      },
       schema: {
         summary: 'Start a donation',
         headers: {
@@ -49,7 +59,7 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
   app.get(
     '/v1/donations/:id',
     {
-      config: { auth: 'client-or-operator' },
+      config: { auth: 'client-or-operator', problems: ['donation-not-found'] },
       schema: {
         summary: 'Read a donation',
         params: DonationParams,
@@ -68,7 +78,11 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
   app.post(
     '/v1/donations/:id/refunds',
     {
-      config: { auth: 'operator', idempotent: true },
+      config: {
+        auth: 'operator',
+        idempotent: true,
+        problems: ['donation-not-found', 'donation-not-refundable'],
+      },
       schema: {
         summary: 'Refund a confirmed donation (operators)',
         params: DonationParams,

@@ -4,7 +4,7 @@ import { CampaignRepository } from '../campaigns/campaign-repository';
 import { openDatabase } from '../runtime/infrastructure';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
-import { startApi, startSimulator, startWorker } from '../runtime/services';
+import { installWorkerRuntime, startApi, startSimulator, startWorker } from '../runtime/services';
 import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temporal/dev-server';
 
 /**
@@ -13,6 +13,8 @@ import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temp
  * seeds the `demo` campaign and runs the simulator, the worker and the API in this process.
  */
 runEntry('galang', async (config, log, parts) => {
+  // Before anything opens a NativeConnection: the worker below shares this process.
+  installWorkerRuntime(config, log);
   const say = (line = '') => process.stdout.write(`${line}\n`);
   const { host, port } = parseAddress(config.temporal.address);
   let uiUrl = `http://${host}:${config.temporal.uiPort}`;
@@ -59,6 +61,10 @@ runEntry('galang', async (config, log, parts) => {
   say(`galang is up.`);
   say(`  API          ${config.publicUrl}  (${config.apiProcesses} process(es))`);
   say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
+  say(`  Metrics      ${config.publicUrl}/metrics (API), API docs ${config.publicUrl}/docs`);
+  if (config.workerMetricsPort > 0) {
+    say(`               http://${config.host}:${config.workerMetricsPort}/metrics (worker)`);
+  }
   say(
     `  Simulator    ${config.simulator.url}  (settles payments after ${config.simulator.autoPayMs} ms)`,
   );

@@ -24,8 +24,10 @@ import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
 import { registerReconciliationMetrics } from '../observability/metrics';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
+import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
+import openapiPlugin from './openapi-plugin';
 import { requestIdOf } from './request-id';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
@@ -73,6 +75,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const inbox = new WebhookInboxRepository(deps.db);
 
   await app.register(errorHandlerPlugin);
+  await app.register(httpMetricsPlugin, { metrics: deps.metrics.http });
+  deps.metrics.lmdb.watch(deps.idempotencyStore);
+  // Before auth and every route: it collects the routes registered after it, and its own
+  // /docs routes are public.
+  await app.register(openapiPlugin, { publicUrl: deps.config.publicUrl });
   await app.register(authPlugin, {
     apiKeys: deps.config.apiKeys,
     operatorKeys: deps.config.operatorKeys,
@@ -90,8 +97,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   const reconciliation = new ReconciliationRepository(deps.db);
   registerReconciliationMetrics(deps.metrics.registry, () => reconciliation.stats());
-  app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) =>
-    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  app.get(
+    '/metrics',
+    {
+      config: { auth: 'none' },
+      schema: {
+        summary: 'Prometheus metrics of this API process (text exposition format)',
+        response: { 200: { description: 'text/plain; version=0.0.4', type: 'string' } },
+      },
+    },
+    async (_request, reply) =>
+      reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
   await app.register(donationRoutes, {
     service: new DonationService({

@@ -63,6 +63,16 @@ export interface IdempotencyStoreOptions {
 
 type ExpiryKey = [number, string];
 
+export interface StoreStats {
+  records: number;
+  /** Entries of the expiry index; more than `records` while the sweeper is behind. */
+  indexEntries: number;
+  /** Bytes of the data file in use: LMDB's last written page times the page size. */
+  usedBytes: number;
+  /** The environment's current map size, the data file's ceiling before a remap. */
+  mapBytes: number;
+}
+
 /**
  * The edge's idempotency records in an embedded LMDB environment. Several processes on one host
  * may open the same path: LMDB serializes their write transactions, so a claim is atomic across
@@ -232,9 +242,19 @@ export class IdempotencyStore {
     }
   }
 
-  /** Counts, for metrics and the benchmark. */
-  stats(): { records: number; indexEntries: number } {
-    return { records: this.records.getCount(), indexEntries: this.expiry.getCount() };
+  /** Counts and sizes, for metrics, readiness and the benchmark; all O(1) reads. */
+  stats(): StoreStats {
+    const env = this.root.getStats() as {
+      pageSize: number;
+      lastPageNumber: number;
+      mapSize: number;
+    };
+    return {
+      records: this.records.getCount(),
+      indexEntries: this.expiry.getCount(),
+      usedBytes: (env.lastPageNumber + 1) * env.pageSize,
+      mapBytes: env.mapSize,
+    };
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { createLmdbGauges } from './lmdb-metrics';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * Every metric the API exposes, created in one place on one registry, so `/metrics` shows all
@@ -57,7 +58,28 @@ export function createMetrics(registry = new Registry()) {
         'Deliveries left to the redelivery loop because Temporal was unreachable',
         ['provider'],
       ),
+      // Received → signalled, so a slow or stuck Temporal shows before donations expire.
+      signalLag: new Histogram({
+        name: 'galang_webhook_signal_lag_seconds',
+        help: 'Time from receiving a notification to signalling its workflow (redeliveries included)',
+        labelNames: ['provider', 'path'] as const,
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+        registers: [registry],
+      }),
     },
+    // ── HTTP (src/observability/http-metrics-plugin.ts) ──────────────────────────────────
+    http: {
+      requestDuration: new Histogram({
+        name: 'galang_http_request_duration_seconds',
+        help: 'HTTP requests by method, route pattern and status code, and how long they took',
+        labelNames: ['method', 'route', 'status_code'] as const,
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+    },
+    // ── LMDB idempotency store, read on each scrape (src/observability/lmdb-metrics.ts) ──
+    lmdb: createLmdbGauges(registry),
+    // ── Campaign progress cache (src/campaigns/progress-service.ts) ──────────────────────
     progress: {
       requests: labelled(
         'galang_progress_requests_total',
@@ -79,6 +101,7 @@ export function createMetrics(registry = new Registry()) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+export type HttpMetrics = Metrics['http'];
 export type IdempotencyMetrics = Metrics['idempotency'];
 export type WebhookMetrics = Metrics['webhooks'];
 export type ProgressMetrics = Metrics['progress'];

@@ -13,7 +13,9 @@ import { createReconciler } from '../reconciliation/create-reconciler';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { createTemporalClient } from '../temporal/temporal-client';
+import { installTemporalRuntime } from '../temporal/temporal-runtime';
 import { createDonationWorker } from '../temporal/worker';
+import type { Logger } from 'pino';
 import { createProviders, openRedis } from './infrastructure';
 
 /** A started part of the pipeline and how to stop it. */
@@ -66,6 +68,20 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
       redis.disconnect();
     },
   };
+}
+
+/**
+ * This process's Temporal Runtime: SDK and workflow/activity logs through pino, and the
+ * worker's Prometheus endpoint on WORKER_METRICS_PORT (none when 0). It is process-wide and
+ * must be installed before anything creates a NativeConnection, so an entry point that runs a
+ * worker calls this first.
+ */
+export function installWorkerRuntime(config: Config, log: Logger): void {
+  installTemporalRuntime({
+    log,
+    metricsBindAddress:
+      config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined,
+  });
 }
 
 /**

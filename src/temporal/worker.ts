@@ -1,14 +1,16 @@
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Logger, WorkerOptions } from '@temporalio/worker';
 import { createDonationActivities, createReconciliationActivities } from '../../activities';
+import { activityMetricsInterceptor } from './activity-metrics-interceptor';
 import { correlationActivityInterceptor } from './correlation-interceptor';
+import { createWorkerMetrics } from './worker-metrics';
 import type { DonationActivityDeps, ReconciliationActivityDeps } from '../../activities';
 
 export interface DonationWorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
-  deps: DonationActivityDeps;
+  deps: Omit<DonationActivityDeps, 'metrics'>;
   reconciliation: ReconciliationActivityDeps;
   /** A prebuilt bundle (tests share one); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -45,15 +47,19 @@ export async function createDonationWorker(
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows());
   const connection = await NativeConnection.connect({ address: options.address });
+  // The Runtime's meter: exported by its Prometheus endpoint when one is configured, else a no-op.
+  const metrics = createWorkerMetrics(Runtime.instance().metricMeter);
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: {
-      ...createDonationActivities(options.deps),
+      ...createDonationActivities({ ...options.deps, metrics }),
       ...createReconciliationActivities(options.reconciliation),
     },
-    interceptors: { activity: [correlationActivityInterceptor] },
+    interceptors: {
+      activity: [correlationActivityInterceptor, activityMetricsInterceptor(metrics)],
+    },
     workflowBundle,
   });
   return { worker, connection };

@@ -18,7 +18,7 @@ export interface WebhookDeliveryDeps {
   temporal: Client;
   taskQueue: string;
   /** The API counts outcomes; the worker and the ops CLI deliver without a registry. */
-  metrics?: Pick<WebhookMetrics, 'unknown' | 'deferred'>;
+  metrics?: Pick<WebhookMetrics, 'unknown' | 'deferred' | 'signalLag'>;
   /** How long one delivery may wait on Temporal before it is left for the next attempt. */
   signalTimeoutMs?: number;
 }
@@ -26,9 +26,13 @@ export interface WebhookDeliveryDeps {
 /** Pino's shape (Fastify's logger and the CLI's); the activity adapts Temporal's logger. */
 export interface DeliveryLog {
   warn(details: object, message: string): void;
+  info?(details: object, message: string): void;
 }
 
 export type DeliveryOutcome = 'delivered' | 'unknown-donation' | 'deferred';
+
+/** Where a delivery came from, as the signal-lag histogram labels it. */
+export type DeliveryPath = 'request' | 'redelivery';
 
 /**
  * Hands a recorded inbox row to its donation's workflow. The one delivery path: the webhook
@@ -49,15 +53,28 @@ export class WebhookDelivery {
   async redeliver(log: DeliveryLog, limit: number, window: DeliveryWindow): Promise<number> {
     let delivered = 0;
     for (const entry of await this.pending(limit, window)) {
-      if ((await this.deliver(entry, log)) === 'delivered') delivered++;
+      if ((await this.deliver(entry, log, 'redelivery')) === 'delivered') delivered++;
     }
     return delivered;
   }
 
-  async deliver(entry: InboxEntry, log: DeliveryLog): Promise<DeliveryOutcome> {
+  /**
+   * Signals the donation's workflow. Every line logged here carries the donation's correlation
+   * id, so the webhook that completed a donation is found with the rest of the donation's lines.
+   */
+  async deliver(
+    entry: InboxEntry,
+    log: DeliveryLog,
+    path: DeliveryPath = 'redelivery',
+  ): Promise<DeliveryOutcome> {
     const { id: inboxId, provider, event, donationId } = entry;
+    const about = {
+      provider,
+      eventKey: event.eventKey,
+      ...(entry.correlationId ? { correlationId: entry.correlationId } : {}),
+    };
     if (!donationId) {
-      log.warn({ provider, eventKey: event.eventKey }, 'webhook for unknown donation');
+      log.warn(about, 'webhook for unknown donation');
       this.deps.metrics?.unknown.inc({ provider });
       await this.deps.inbox.markProcessed(inboxId, 'unknown-donation');
       return 'unknown-donation';
@@ -77,13 +94,24 @@ export class WebhookDelivery {
         } catch (error) {
           if (!(error instanceof WorkflowNotFoundError)) throw error;
           await this.afterWorkflowClosed(inboxId, donationId, event);
+          log.info?.(
+            { ...about, donationId, inboxId },
+            'webhook after the donation workflow closed',
+          );
           return;
         }
+        // Received → signalled, so a slow or stuck Temporal shows before donations expire.
+        const lagSeconds = Math.max(0, Date.now() - entry.receivedAt.getTime()) / 1000;
+        this.deps.metrics?.signalLag.observe({ provider, path }, lagSeconds);
+        log.info?.(
+          { ...about, status: event.status, donationId, path, lagSeconds },
+          'webhook signalled to the donation workflow',
+        );
         await this.deps.inbox.markProcessed(inboxId);
       });
       return 'delivered';
     } catch (error) {
-      log.warn({ err: error, inboxId }, 'delivery deferred: Temporal unavailable');
+      log.warn({ ...about, err: error, inboxId }, 'delivery deferred: Temporal unavailable');
       this.deps.metrics?.deferred.inc({ provider });
       await this.deps.inbox.recordFailure(inboxId, String(error));
       return 'deferred';

@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database } from '../db/schema';
 import type { Db } from '../db/database';
 import type { WebhookEvent } from '../providers/payment-provider';
 
@@ -8,6 +10,25 @@ export interface InboxEntry {
   eventKey: string;
   donationId: string | null;
   event: WebhookEvent;
+  /** The correlation id of the request that started the donation, when there is one. */
+  correlationId: string | null;
+  receivedAt: Date;
+}
+
+/** A new inbox row and what the same statement found about its donation. */
+export interface RecordedEvent {
+  id: string;
+  donationId: string | null;
+  correlationId: string | null;
+}
+
+/** The correlation id of an inbox row's donation: a primary-key lookup inside the statement. */
+function correlationOf(eb: ExpressionBuilder<Database, 'webhook_inbox'>) {
+  return eb
+    .selectFrom('donations')
+    .select('donations.correlation_id')
+    .whereRef('donations.id', '=', 'webhook_inbox.donation_id')
+    .as('correlation_id');
 }
 
 /** Which undelivered rows to take, by age in milliseconds. */
@@ -24,15 +45,15 @@ export class WebhookInboxRepository {
 
   /**
    * Records an event once per (provider, event key), finding its donation in the same statement
-   * (by our id when the provider echoes it, else by the provider's payment reference). Returns
-   * the new row, or undefined when the provider sent this event before: a duplicate costs one
-   * round trip.
+   * (by our id when the provider echoes it, else by the provider's payment reference), and
+   * returns the new row with the donation's correlation id. Undefined when the provider sent
+   * this event before: a duplicate costs one round trip.
    */
   async insert(
     provider: string,
     event: WebhookEvent,
     rawBody: string,
-  ): Promise<{ id: string; donationId: string | null } | undefined> {
+  ): Promise<RecordedEvent | undefined> {
     const byOurId = UUID.test(event.donationRef);
     const row = await this.db
       .insertInto('webhook_inbox')
@@ -55,9 +76,11 @@ export class WebhookInboxRepository {
         raw_body: rawBody,
       }))
       .onConflict((oc) => oc.columns(['provider', 'event_key']).doNothing())
-      .returning(['id', 'donation_id'])
+      .returning((eb) => ['id', 'donation_id', correlationOf(eb)])
       .executeTakeFirst();
-    return row && { id: row.id, donationId: row.donation_id };
+    return (
+      row && { id: row.id, donationId: row.donation_id, correlationId: row.correlation_id ?? null }
+    );
   }
 
   async markProcessed(id: string, note?: string): Promise<void> {
@@ -90,7 +113,15 @@ export class WebhookInboxRepository {
     const age = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms / 1000})`;
     let query = this.db
       .selectFrom('webhook_inbox')
-      .select(['id', 'provider', 'event_key', 'donation_id', 'payload'])
+      .select((eb) => [
+        'id',
+        'provider',
+        'event_key',
+        'donation_id',
+        'payload',
+        'received_at',
+        correlationOf(eb),
+      ])
       .where('processed_at', 'is', null)
       .where('received_at', '<', age(window.olderThanMs));
     if (window.newerThanMs !== undefined) {
@@ -103,6 +134,8 @@ export class WebhookInboxRepository {
       eventKey: row.event_key,
       donationId: row.donation_id,
       event: row.payload as WebhookEvent,
+      correlationId: row.correlation_id ?? null,
+      receivedAt: row.received_at,
     }));
   }
 }

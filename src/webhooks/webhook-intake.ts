@@ -4,7 +4,7 @@ import type { WebhookMetrics } from '../observability/metrics';
 import { WebhookRejected } from '../providers/payment-provider';
 import type { ProviderRegistry, WebhookEvent, WebhookHeaders } from '../providers/payment-provider';
 import type { WebhookDelivery } from './webhook-delivery';
-import type { WebhookInboxRepository } from './webhook-inbox-repository';
+import type { InboxEntry, WebhookInboxRepository } from './webhook-inbox-repository';
 
 export interface WebhookIntakeDeps {
   providers: ProviderRegistry;
@@ -24,6 +24,12 @@ export type IntakeOutcome = 'delivered' | 'duplicate' | 'unknown-donation' | 'de
 /** Rows younger than this are still in their own request; the redelivery loop leaves them. */
 const REDELIVERY_MIN_AGE_MS = 2_000;
 
+export interface IntakeResult {
+  outcome: IntakeOutcome;
+  /** The correlation id of the donation the event is about, for the request's log lines. */
+  correlationId: string | undefined;
+}
+
 /**
  * Verify, record, then deliver. The inbox insert is the acknowledgement's precondition: once it
  * commits, the event cannot be lost, so a Temporal outage only defers delivery to
@@ -38,7 +44,8 @@ export class WebhookIntake {
     rawBody: Buffer,
     headers: WebhookHeaders,
     log: FastifyBaseLogger,
-  ): Promise<IntakeOutcome> {
+  ): Promise<IntakeResult> {
+    const receivedAt = Date.now();
     const provider = this.deps.providers.get(providerName);
     if (!provider) {
       this.deps.metrics.rejected.inc({ provider: 'unknown', reason: 'provider' });
@@ -59,18 +66,21 @@ export class WebhookIntake {
     const recorded = await this.deps.inbox.insert(providerName, event, rawBody.toString('utf8'));
     if (!recorded) {
       this.deps.metrics.duplicates.inc({ provider: providerName });
-      return 'duplicate';
+      return { outcome: 'duplicate', correlationId: undefined };
     }
-    return this.deps.delivery.deliver(
-      {
-        id: recorded.id,
-        provider: providerName,
-        eventKey: event.eventKey,
-        donationId: recorded.donationId,
-        event,
-      },
-      log,
-    );
+    const entry: InboxEntry = {
+      id: recorded.id,
+      provider: providerName,
+      eventKey: event.eventKey,
+      donationId: recorded.donationId,
+      event,
+      correlationId: recorded.correlationId,
+      receivedAt: new Date(receivedAt),
+    };
+    return {
+      outcome: await this.deps.delivery.deliver(entry, log, 'request'),
+      correlationId: recorded.correlationId ?? undefined,
+    };
   }
 
   /**

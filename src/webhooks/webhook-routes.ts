@@ -45,21 +45,23 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/webhooks/:provider',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', problems: ['provider-unknown', 'webhook-signature-invalid'] },
       schema: {
         summary: 'Receive a payment provider notification',
         params: Type.Object({ provider: Type.String({ pattern: '^[a-z0-9-]{1,32}$' }) }),
         response: { 200: Type.Object({ received: Type.Boolean(), outcome: Type.String() }) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const outcome = await intake.receive(
+      const { outcome, correlationId } = await intake.receive(
         request.params.provider,
         body,
         request.headers,
         request.log,
       );
+      // The request's remaining lines ("request completed") name the donation's request too.
+      if (correlationId) request.log = reply.log = request.log.child({ correlationId });
       return { received: true, outcome };
     },
   );

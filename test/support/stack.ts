@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { DEV_SIMULATOR_SECRET, loadConfig } from '../../src/config/config';
 import type { Config } from '../../src/config/config';
@@ -62,6 +62,8 @@ export interface StackOptions {
   simulator?: SimulatorKnobs;
   /** Treat the simulator like Midtrans or Xendit: confirm paid events with its status API. */
   verifyBeforeCredit?: boolean;
+  /** The API's logger (a test collects its lines); none by default. */
+  apiLogger?: FastifyServerOptions['logger'];
 }
 
 /** Test credentials of the providers whose webhooks the API verifies in tests. */
@@ -160,7 +162,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     providers: apiProviders,
     defaultProvider: 'simulator',
     metrics: createMetrics(),
-    logger: false,
+    logger: options.apiLogger ?? false,
   });
   const apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   simulator.webhookUrl = `${apiUrl}/v1/webhooks/simulator`;

@@ -4,9 +4,13 @@ import type { Stack } from './stack';
 
 /**
  * Runs the real worker entry point as a child process on the stack's task queue, so a test can
- * kill it with SIGKILL mid-flight and start another.
+ * kill it with SIGKILL mid-flight and start another. Its metrics endpoint is off unless the
+ * test gives it a port (test files run in parallel; a fixed port would collide).
  */
-export function spawnWorker(stack: Stack): Promise<ChildEntry> {
+export function spawnWorker(
+  stack: Stack,
+  options: { metricsPort?: number } = {},
+): Promise<ChildEntry> {
   const { config } = stack;
   return spawnEntry(
     'worker',
@@ -22,6 +26,7 @@ export function spawnWorker(stack: Stack): Promise<ChildEntry> {
       OPERATOR_KEYS: 'unused:unused-secret',
       // Test files share a database: reconciliation runs only where a test starts it.
       RECONCILE_INTERVAL_SECONDS: '0',
+      WORKER_METRICS_PORT: String(options.metricsPort ?? 0),
     },
     (line) => line.includes('worker polling'),
   );

@@ -32,6 +32,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ API_KEYS: 'a:12345678,a:87654321' })).toThrow(/twice/);
   });
 
+  it("serves the worker's metrics on 9464 unless told another port or 0 (none)", () => {
+    expect(loadConfig({}).workerMetricsPort).toBe(9464);
+    expect(loadConfig({ WORKER_METRICS_PORT: '0' }).workerMetricsPort).toBe(0);
+    expect(() => loadConfig({ WORKER_METRICS_PORT: '70000' })).toThrow(/WORKER_METRICS_PORT/);
+  });
+
   it('keeps idempotency records for at least 24 hours', () => {
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '60' })).toThrow(/IDEMPOTENCY_TTL/);
   });

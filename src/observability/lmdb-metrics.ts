@@ -1,0 +1,54 @@
+import { Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { StoreStats } from '../idempotency/idempotency-store';
+
+/** What the gauges read: the idempotency store, or anything with the same counters. */
+export interface StoreStatsSource {
+  stats(): StoreStats;
+}
+
+/**
+ * Gauges of the edge's LMDB environment, read from the store when Prometheus scrapes (the
+ * counts are O(1) reads of LMDB's own statistics), so they cost nothing between scrapes and
+ * are never stale. Until a store is attached they report nothing.
+ */
+export function createLmdbGauges(registry: Registry) {
+  let source: StoreStatsSource | undefined;
+  const read = () => source?.stats();
+  new Gauge({
+    name: 'galang_lmdb_entries',
+    help: 'Entries in the idempotency store, by database (records, expiry index)',
+    labelNames: ['db'] as const,
+    registers: [registry],
+    collect() {
+      const stats = read();
+      if (!stats) return;
+      this.set({ db: 'records' }, stats.records);
+      this.set({ db: 'expiry' }, stats.indexEntries);
+    },
+  });
+  new Gauge({
+    name: 'galang_lmdb_used_bytes',
+    help: 'Bytes of the LMDB data file in use (pages up to the last one written)',
+    registers: [registry],
+    collect() {
+      const stats = read();
+      if (stats) this.set(stats.usedBytes);
+    },
+  });
+  new Gauge({
+    name: 'galang_lmdb_map_bytes',
+    help: 'Current LMDB map size: how far the data file may grow before LMDB remaps it',
+    registers: [registry],
+    collect() {
+      const stats = read();
+      if (stats) this.set(stats.mapBytes);
+    },
+  });
+  return {
+    /** Reports this store's statistics from now on. */
+    watch(store: StoreStatsSource): void {
+      source = store;
+    },
+  };
+}
