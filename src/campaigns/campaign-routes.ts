@@ -40,7 +40,11 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/campaigns',
     {
-      config: { auth: 'operator', idempotent: true },
+      config: {
+        auth: 'operator',
+        idempotent: true,
+        problems: ['campaign-exists', 'unsupported-currency'],
+      },
       schema: {
         summary: 'Create a campaign (operators)',
         body: CreateCampaignBody,
@@ -59,7 +63,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/v1/campaigns/:id',
     {
-      config: { auth: 'operator' },
+      config: { auth: 'operator', problems: ['campaign-not-found'] },
       schema: {
         summary: 'A campaign and its totals, read from Postgres (operators)',
         params: CampaignParams,
@@ -72,7 +76,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/campaigns/:id/close',
     {
-      config: { auth: 'operator' },
+      config: { auth: 'operator', problems: ['campaign-not-found'] },
       schema: {
         summary: 'Close a campaign to new donations (operators)',
         description: 'Donations already started still settle. Closing twice is harmless.',

@@ -18,7 +18,10 @@ export interface ProgressServiceOptions {
   localTtlMs: number;
   /** Used when Redis cannot store the value: how long a rebuilt value counts as fresh. */
   ttlSeconds: number;
-  /** How long a miss waits for another process's rebuild before reading Postgres itself. */
+  /**
+   * How long a miss waits for another process's rebuild before reading Postgres itself; below
+   * the lock's 3 s, so a rebuilder that died costs a wait, not an outage.
+   */
   rebuildWaitMs?: number;
 }
 
@@ -161,7 +164,7 @@ export class ProgressService {
 
   /** Another process holds the rebuild lock: poll for the value it is about to write. */
   private async waitForRebuild(campaignId: string): Promise<CachedProgress | undefined> {
-    const deadline = Date.now() + (this.options.rebuildWaitMs ?? 1_000);
+    const deadline = Date.now() + (this.options.rebuildWaitMs ?? 2_000);
     while (Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       const value = await this.breaker

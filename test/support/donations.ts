@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../src/db/database';
 import { donationWorkflowId } from '../../src/donations/donation';
+import { DonationRepository } from '../../src/donations/donation-repository';
 import type { DonationStatus } from '../../src/db/schema';
-import { CLIENT_SECRET, eventually } from './stack';
+import { CLIENT_SECRET, donationBody, eventually } from './stack';
 import type { Stack } from './stack';
 
 /** POSTs a donation as client A. */
@@ -77,4 +80,25 @@ export async function totalsOf(stack: Stack, campaignId: string) {
     .select(['confirmed_amount', 'donation_count'])
     .where('campaign_id', '=', campaignId)
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * A donation credited straight through the repository, as the workflow's confirm would: the
+ * ledger and the totals move together, so reconciliation (which other test files run on the
+ * same database) finds nothing to repair. For tests about reading totals, not taking donations.
+ */
+export async function creditDonation(db: Db, campaignId: string, amount: number): Promise<void> {
+  const donations = new DonationRepository(db);
+  const donationId = randomUUID();
+  await donations.insert({
+    ...donationBody(campaignId, amount),
+    donationId,
+    clientId: 'client-a',
+    idempotencyKey: `credit-${donationId}`,
+    workflowId: donationWorkflowId(donationId),
+    provider: 'simulator',
+    paymentTimeoutSeconds: 60,
+    correlationId: donationId,
+  });
+  await donations.confirm(donationId);
 }

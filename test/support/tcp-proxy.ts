@@ -12,6 +12,8 @@ export type ProxyMode = 'pass' | 'blackhole' | 'drop-downstream' | 'refuse';
 
 export class TcpProxy {
   mode: ProxyMode = 'pass';
+  /** Chunks clients have sent, whatever the mode: tells whether anyone still tries. */
+  chunksFromClients = 0;
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
 
@@ -63,6 +65,7 @@ export class TcpProxy {
       socket.on('error', () => undefined);
     }
     client.on('data', (chunk) => {
+      this.chunksFromClients++;
       if (this.mode === 'pass' || this.mode === 'drop-downstream') upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
