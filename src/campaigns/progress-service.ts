@@ -44,9 +44,15 @@ export class ProgressService {
   private readonly rebuilding = new Map<string, Promise<CachedProgress | undefined>>();
   private readonly breaker: CircuitBreaker;
   private readonly stopListening: () => void;
+  /** Bound once: a labelled `inc` hashes its labels on every call, and reads are the hot path. */
+  private readonly counted: Record<ProgressResult, { inc(): void }>;
 
   constructor(private readonly options: ProgressServiceOptions) {
     const { metrics, log } = options;
+    const results: ProgressResult[] = ['local', 'hit', 'stale', 'miss', 'bypass', 'last-known'];
+    this.counted = Object.fromEntries(
+      results.map((result) => [result, metrics.requests.labels({ result })]),
+    ) as Record<ProgressResult, { inc(): void }>;
     this.breaker = new CircuitBreaker({
       failureThreshold: 3,
       cooldownMs: 5_000,
@@ -65,7 +71,7 @@ export class ProgressService {
     const now = Date.now();
     const local = this.copies.get(campaignId);
     if (local && now - local.storedAt < this.options.localTtlMs && local.value.freshUntil > now) {
-      this.options.metrics.requests.inc({ result: 'local' });
+      this.counted.local.inc();
       return local.answer;
     }
 
@@ -78,15 +84,15 @@ export class ProgressService {
     }
     if (cached) {
       if (cached.freshUntil > now) {
-        this.options.metrics.requests.inc({ result: 'hit' });
+        this.counted.hit.inc();
         return this.copies.remember(cached, now).answer;
       }
-      this.options.metrics.requests.inc({ result: 'stale' });
+      this.counted.stale.inc();
       this.refreshInBackground(campaignId);
       return progressAnswer(cached, true);
     }
 
-    this.options.metrics.requests.inc({ result: redisUp ? 'miss' : 'bypass' });
+    (redisUp ? this.counted.miss : this.counted.bypass).inc();
     try {
       // A shared background refresh that found another rebuilder yields nothing: read directly.
       const value =
@@ -97,7 +103,7 @@ export class ProgressService {
       if (error instanceof AppError) throw error;
       const lastKnown = this.copies.get(campaignId);
       if (lastKnown) {
-        this.options.metrics.requests.inc({ result: 'last-known' });
+        this.counted['last-known'].inc();
         this.options.log.warn({ err: error }, 'progress from Postgres failed; serving last known');
         return progressAnswer(lastKnown.value, true);
       }
@@ -177,3 +183,4 @@ export class ProgressService {
 }
 
 type RebuildMode = 'miss' | 'refresh' | 'bypass';
+type ProgressResult = 'local' | 'hit' | 'stale' | 'miss' | 'bypass' | 'last-known';
