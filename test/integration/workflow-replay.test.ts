@@ -32,6 +32,7 @@ describe('recorded workflow histories', () => {
       'donation-expired.json',
       'donation-lost-webhook.json',
       'donation-needs-review.json',
+      'reconciliation-run.json',
       'reversal-refund.json',
     ]);
   });

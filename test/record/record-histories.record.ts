@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import { donationWorkflowId } from '../../src/donations/donation';
+import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
 import { reversalWorkflowId } from '../../workflows/reversal-workflow';
 import { clientAScope, postDonation, waitForStatus } from '../support/donations';
 import { OPERATOR_SECRET, createCampaign, donationBody, startStack } from '../support/stack';
@@ -51,6 +52,22 @@ describe('record workflow histories', () => {
       writeFileSync(
         path.join(historiesDir, 'reversal-refund.json'),
         JSON.stringify(await reversal.fetchHistory()),
+      );
+    } finally {
+      await stack.stop();
+    }
+  }, 120_000);
+
+  // Recorded on its own (`npm run histories:record -- -t reconciliation`) so that adding it did
+  // not re-record, and so lose, the donation histories of earlier code.
+  it('records a reconciliation run', async () => {
+    const stack = await startStack({ autoPayMs: -1 });
+    try {
+      const report = await runReconciliationNow(stack.temporal, stack.config.temporal.taskQueue);
+      const handle = stack.temporal.workflow.getHandle(report.workflowId, report.runId);
+      writeFileSync(
+        path.join(historiesDir, 'reconciliation-run.json'),
+        JSON.stringify(await handle.fetchHistory()),
       );
     } finally {
       await stack.stop();
