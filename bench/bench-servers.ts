@@ -5,6 +5,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config/config';
+import type { Config } from '../src/config/config';
 import { createDatabase } from '../src/db/database';
 import { buildApp } from '../src/http/app';
 import { fingerprint } from '../src/idempotency/fingerprint';
@@ -66,20 +67,11 @@ async function main(): Promise<void> {
       NODE_ENV: 'test',
       TEMPORAL_ADDRESS: '127.0.0.1:1',
     });
-    const app = await buildApp({
-      config,
-      db: createDatabase({ connectionString: config.databaseUrl, max: 5 }),
-      redis: openRedis(config),
-      idempotencyStore: new IdempotencyStore({
-        path: mkdtempSync(path.join(os.tmpdir(), 'galang-bench-progress-')),
-        ttlSeconds: 86_400,
-      }),
-      temporal: createTemporalClient(config.temporal),
-      metrics: createMetrics(),
-      providers: new Map(),
-      defaultProvider: 'simulator',
-      logger: false,
+    const store = new IdempotencyStore({
+      path: mkdtempSync(path.join(os.tmpdir(), 'galang-bench-progress-')),
+      ttlSeconds: 86_400,
     });
+    const app = await realApp(config, store, openRedis(config), 5);
     report(await app.listen({ port: 0, host: '127.0.0.1' }));
     return;
   }
@@ -116,11 +108,17 @@ async function main(): Promise<void> {
     headers: { 'content-type': 'application/json; charset=utf-8', location: '/v1/donations/x' },
     body: benchAnswer,
   });
-  const app = await buildApp({
+  // Postgres and Redis are never touched on the replay path; present because the app is real.
+  const app = await realApp(config, store, new Redis(config.redisUrl, { lazyConnect: true }), 1);
+  report(await app.listen({ port: 0, host: '127.0.0.1' }));
+}
+
+/** galang's real app, as the entry points build it, on the given store and Redis client. */
+function realApp(config: Config, store: IdempotencyStore, redis: Redis, poolSize: number) {
+  return buildApp({
     config,
-    // Never touched on the replay path; present because the app is the real one.
-    db: createDatabase({ connectionString: config.databaseUrl, max: 1 }),
-    redis: new Redis(config.redisUrl, { lazyConnect: true }),
+    db: createDatabase({ connectionString: config.databaseUrl, max: poolSize }),
+    redis,
     idempotencyStore: store,
     temporal: createTemporalClient(config.temporal),
     metrics: createMetrics(),
@@ -128,7 +126,6 @@ async function main(): Promise<void> {
     defaultProvider: 'simulator',
     logger: false,
   });
-  report(await app.listen({ port: 0, host: '127.0.0.1' }));
 }
 
 function report(url: string): void {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
-import type { DonationStatus } from '../db/schema';
+import type { Donation } from '../donations/donation';
 import type { ReconciliationStats } from '../observability/metrics';
 
 /** A campaign's stored total next to the one its ledger implies, read in one snapshot. */
@@ -17,21 +17,20 @@ export interface CampaignRepair {
 }
 
 /** An open donation past its payment deadline, with what its workflow input is rebuilt from. */
-export interface OverdueDonation {
-  id: string;
-  clientId: string;
-  idempotencyKey: string;
-  campaignId: string;
-  amount: number;
-  currency: string;
-  donor: { name: string; email: string; anonymous: boolean };
-  message: string | null;
-  paymentMethod: string;
-  provider: string;
-  status: DonationStatus;
-  workflowId: string;
-  createdAt: Date;
-}
+export type OverdueDonation = Pick<
+  Donation,
+  | 'id'
+  | 'clientId'
+  | 'campaignId'
+  | 'amount'
+  | 'currency'
+  | 'donor'
+  | 'message'
+  | 'paymentMethod'
+  | 'provider'
+  | 'status'
+  | 'workflowId'
+> & { idempotencyKey: string; createdAt: Date };
 
 export interface ReconciliationRunRecord {
   runId: string;

@@ -133,16 +133,12 @@ describe('a donation, end to end', () => {
   it("carries the request's X-Request-Id into the workflow and the activities' logs", async () => {
     const campaignId = await createCampaign(stack.db);
     const requestId = `req-${Date.now()}`;
-    const response = await fetch(`${stack.apiUrl}/v1/donations`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CLIENT_SECRET}`,
-        'idempotency-key': `corr-${Date.now()}`,
-        'content-type': 'application/json',
-        'x-request-id': requestId,
-      },
-      body: JSON.stringify(donationBody(campaignId)),
-    });
+    const response = await postDonation(
+      stack.apiUrl,
+      `corr-${Date.now()}`,
+      donationBody(campaignId),
+      { 'x-request-id': requestId },
+    );
     expect(response.headers.get('x-request-id')).toBe(requestId);
     const { id } = (await response.json()) as { id: string };
     const description = await stack.temporal.workflow.getHandle(`donation-${id}`).describe();

@@ -1,12 +1,6 @@
 import type { LogEntry } from '@temporalio/worker';
-import { waitForStatus } from '../support/donations';
-import {
-  CLIENT_SECRET,
-  createCampaign,
-  donationBody,
-  eventually,
-  startStack,
-} from '../support/stack';
+import { postDonation, waitForStatus } from '../support/donations';
+import { createCampaign, donationBody, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 
 interface ApiLine {
@@ -47,16 +41,12 @@ describe('log correlation', () => {
   it('carries the X-Request-Id of the donation into workflow, activity and webhook logs', async () => {
     const campaignId = await createCampaign(stack.db);
     const requestId = `corr-${Date.now()}`;
-    const response = await fetch(`${stack.apiUrl}/v1/donations`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CLIENT_SECRET}`,
-        'idempotency-key': `log-${Date.now()}`,
-        'content-type': 'application/json',
-        'x-request-id': requestId,
-      },
-      body: JSON.stringify(donationBody(campaignId)),
-    });
+    const response = await postDonation(
+      stack.apiUrl,
+      `log-${Date.now()}`,
+      donationBody(campaignId),
+      { 'x-request-id': requestId },
+    );
     expect(response.status).toBe(202);
     const { id } = (await response.json()) as { id: string };
     await waitForStatus(stack, id, 'CONFIRMED');

@@ -6,14 +6,20 @@ import type { DonationStatus } from '../../src/db/schema';
 import { CLIENT_SECRET, donationBody, eventually } from './stack';
 import type { Stack } from './stack';
 
-/** POSTs a donation as client A. */
-export function postDonation(url: string, key: string, body: unknown): Promise<Response> {
+/** POSTs a donation as client A, with any extra headers (an `X-Request-Id`, say). */
+export function postDonation(
+  url: string,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${url}/v1/donations`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${CLIENT_SECRET}`,
       'idempotency-key': key,
       'content-type': 'application/json',
+      ...headers,
     },
     body: JSON.stringify(body),
   });
