@@ -32,13 +32,16 @@ const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 
 async function routeBenchmark(campaignId: string): Promise<void> {
   say('## Cached progress reads vs a bare Fastify route returning the same JSON');
   say();
-  const kinds: [string, string, Record<string, string>][] = [
-    ['bare', 'progress-bare', {}],
-    ['galang', 'progress-full', serverEnv],
-    ['bare', 'progress-bare', {}],
-    ['galang', 'progress-full', serverEnv],
-    ['galang, Redis on every read', 'progress-full', { ...serverEnv, PROGRESS_LOCAL_TTL_MS: '0' }],
-  ];
+  const rounds = Number(env.BENCH_ROUNDS ?? 3);
+  const kinds: [string, string, Record<string, string>][] = [];
+  for (let round = 0; round < rounds; round++) {
+    kinds.push(['bare', 'progress-bare', {}], ['galang', 'progress-full', serverEnv]);
+  }
+  kinds.push([
+    'galang, Redis on every read',
+    'progress-full',
+    { ...serverEnv, PROGRESS_LOCAL_TTL_MS: '0' },
+  ]);
   const rows: [string, HttpResult][] = [];
   for (const [label, kind, extra] of kinds) {
     const server = await startServer(kind, extra);
@@ -61,13 +64,12 @@ async function routeBenchmark(campaignId: string): Promise<void> {
   for (const [label, r] of rows) {
     say(`| ${label} | ${fmt(r.requestsPerSecond)} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} |`);
   }
-  const mean = (label: string) => {
-    const picked = rows.filter(([l]) => l === label).map(([, r]) => r.requestsPerSecond);
-    return picked.reduce((a, b) => a + b, 0) / picked.length;
-  };
+  const rates = (label: string) =>
+    rows.filter(([l]) => l === label).map(([, r]) => r.requestsPerSecond);
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   say();
   say(
-    `**Cached reads / bare route: ${(mean('galang') / mean('bare')).toFixed(2)}×** (target 0.8).`,
+    `**Cached reads / bare route: ${(mean(rates('galang')) / mean(rates('bare'))).toFixed(2)}× of the means, ${(Math.max(...rates('galang')) / Math.max(...rates('bare'))).toFixed(2)}× of the best rounds** (target 0.8; ${String(rounds)} alternating rounds; on a shared virtual machine a neighbour only ever lowers a round, so the best rounds are the steadier estimate of capacity).`,
   );
   say();
 }

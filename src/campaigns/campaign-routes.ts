@@ -18,6 +18,9 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
     '/v1/campaigns/:id/progress',
     {
       config: { auth: 'none', problems: ['campaign-not-found'] },
+      // A campaign page polls this thousands of times a second: no access log line per read
+      // (rate and latency are in the per-route metrics); warnings and errors still log.
+      logLevel: 'warn',
       schema: {
         summary: "A campaign's confirmed total",
         description:

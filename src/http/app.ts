@@ -28,6 +28,7 @@ import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
+import { lazyChildLoggerFactory } from './lazy-child-logger';
 import { requestIdOf } from './request-id';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
@@ -49,6 +50,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     logger: deps.logger ?? { level: deps.config.logLevel },
     genReqId: requestIdOf,
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -30,7 +30,7 @@ export type OverdueDonation = Pick<
   | 'provider'
   | 'status'
   | 'workflowId'
-> & { idempotencyKey: string; createdAt: Date };
+> & { idempotencyKey: string; createdAt: Date; correlationId: string | null };
 
 export interface ReconciliationRunRecord {
   runId: string;
@@ -184,6 +184,7 @@ export class ReconciliationRepository {
       status: r.status,
       workflowId: r.workflow_id,
       createdAt: r.created_at,
+      correlationId: r.correlation_id,
     }));
   }
 

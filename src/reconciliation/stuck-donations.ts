@@ -137,7 +137,8 @@ export class StuckDonations {
       // The deadline has passed (that is how it was found): ask the provider now.
       paymentTimeoutSeconds: 0,
       verifyPaymentStatus: this.deps.providers.get(donation.provider)?.verifyBeforeCredit ?? false,
-      correlationId: `reconciliation:${runId}`,
+      // The donation's own request id, so the new run's lines join the first run's.
+      correlationId: donation.correlationId ?? `reconciliation:${runId}`,
     };
     try {
       await this.deps.temporal.workflow.start<typeof donationWorkflow>('donationWorkflow', {
