@@ -32,7 +32,7 @@ async function main(): Promise<number> {
       config,
       db,
       temporal,
-      progressCache: new ProgressCache(redis),
+      progressCache: new ProgressCache(redis, config.progress),
       providers: createProviders(config),
     });
   };

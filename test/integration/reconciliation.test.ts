@@ -118,7 +118,7 @@ describe('reconciliation', () => {
       .where('campaign_id', '=', drifted)
       .execute();
     // The cached value expires; the next reads rebuild it from the corrupted row.
-    await new ProgressCache(stack.redis).invalidate(drifted);
+    await new ProgressCache(stack.redis, stack.config.progress).invalidate(drifted);
     await eventually(showing(999));
     const before = await snapshotOf(stack, [drifted, other, empty]);
     const corrupted = before.totals.find((t) => t.campaign_id === drifted);

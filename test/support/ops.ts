@@ -15,7 +15,7 @@ export async function ops(stack: Stack, ...argv: string[]) {
         config: stack.config,
         db: stack.db,
         temporal: stack.temporal,
-        progressCache: new ProgressCache(stack.redis),
+        progressCache: new ProgressCache(stack.redis, stack.config.progress),
         providers: new Map(),
       }),
   );
