@@ -54,26 +54,15 @@ async function routeBenchmark(): Promise<void> {
         headers.authorization = `Bearer ${BENCH_SECRET}`;
         headers['idempotency-key'] = BENCH_KEY;
       }
-      const url = `${server.url}/v1/donations`;
-      await loadTest({
-        url,
+      const options = {
+        url: `${server.url}/v1/donations`,
         headers,
         body,
         connections: CONNECTIONS,
         pipelining: PIPELINING,
-        seconds: 2,
-      });
-      rows.push([
-        kind,
-        await loadTest({
-          url,
-          headers,
-          body,
-          connections: CONNECTIONS,
-          pipelining: PIPELINING,
-          seconds: SECONDS,
-        }),
-      ]);
+      };
+      await loadTest({ ...options, seconds: 2 });
+      rows.push([kind, await loadTest({ ...options, seconds: SECONDS })]);
     } finally {
       server.child.kill();
     }
