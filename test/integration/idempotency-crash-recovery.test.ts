@@ -3,7 +3,13 @@ import { deriveUuid, scopedKey } from '../../src/idempotency/idempotency-key';
 import { donationWorkflowId } from '../../src/donations/donation';
 import { spawnApi } from '../support/api-process';
 import type { ApiProcess } from '../support/api-process';
-import { clientAScope, effectsOf, postDonation, waitForStatus } from '../support/donations';
+import {
+  clientAScope,
+  effectsOf,
+  postDonation,
+  postDonationUntilAccepted,
+  waitForStatus,
+} from '../support/donations';
 import { TcpProxy } from '../support/tcp-proxy';
 import type { ProxyMode } from '../support/tcp-proxy';
 import { createCampaign, donationBody, eventually, startStack } from '../support/stack';
@@ -36,16 +42,6 @@ describe('idempotency across processes and crashes', () => {
     apis.push(api);
     return api;
   };
-
-  /** Retries like a well-behaved client: same key and body, honouring 409 and 503. */
-  async function retryUntilAccepted(url: string, key: string, body: unknown) {
-    for (let attempt = 0; attempt < 40; attempt++) {
-      const response = await postDonation(url, key, body);
-      if (response.status !== 409 && response.status !== 503) return response;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error('never accepted');
-  }
 
   /**
    * An API process whose Temporal connection the test breaks under it (`mode`) after warming
@@ -80,7 +76,7 @@ describe('idempotency across processes and crashes', () => {
    */
   async function recoverOnce(key: string, campaignId: string, donationId: string) {
     const survivor = await spawn();
-    const recovered = await retryUntilAccepted(survivor.url, key, donationBody(campaignId));
+    const recovered = await postDonationUntilAccepted(survivor.url, key, donationBody(campaignId));
     expect(recovered.status).toBe(202);
     expect(((await recovered.json()) as { id: string }).id).toBe(donationId);
     await waitForStatus(stack, donationId, 'CONFIRMED');

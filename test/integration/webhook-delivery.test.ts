@@ -1,7 +1,7 @@
 import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import { signStandardWebhook } from '../../src/providers/standard-webhooks';
-import { clientAScope, postDonation, waitForStatus } from '../support/donations';
+import { clientAScope, postDonationUntilAccepted, waitForStatus } from '../support/donations';
 import { flakyEndpoint } from '../support/flaky-endpoint';
 import { TcpProxy } from '../support/tcp-proxy';
 import { createCampaign, donationBody, eventually, startStack } from '../support/stack';
@@ -45,7 +45,13 @@ async function donate(stack: Stack, campaignId: string, count: number, prefix: s
       while (next < count) {
         const i = next++;
         const key = `${prefix}-${i}`;
-        const response = await postDonation(stack.apiUrl, key, donationBody(campaignId, 1_000 + i));
+        // A 503 (Temporal slower than the edge waits, on a loaded machine) is retried with the
+        // same key, as the contract tells clients to: it must still make one donation.
+        const response = await postDonationUntilAccepted(
+          stack.apiUrl,
+          key,
+          donationBody(campaignId, 1_000 + i),
+        );
         if (response.status !== 202)
           throw new Error(`donation ${i}: ${response.status} ${await response.text()}`);
         ids.push(deriveUuid(clientAScope(key)));

@@ -25,6 +25,23 @@ export function postDonation(
   });
 }
 
+/**
+ * Retries like a well-behaved client: the same key and body while the answer is 409 (the first
+ * attempt is still running) or 503 (a dependency was slow or away; nothing was kept).
+ */
+export async function postDonationUntilAccepted(
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<Response> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const response = await postDonation(url, key, body);
+    if (response.status !== 409 && response.status !== 503) return response;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${key} was never accepted`);
+}
+
 /** The idempotency scope client A's key has on the donation route. */
 export function clientAScope(key: string) {
   return { clientId: 'client-a', method: 'POST', route: '/v1/donations', key };
