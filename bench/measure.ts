@@ -83,7 +83,13 @@ export async function startServer(
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(__dirname, 'bench-servers.ts'), kind],
+    [
+      ...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []),
+      '--import',
+      'tsx',
+      path.join(__dirname, 'bench-servers.ts'),
+      kind,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, LOG_LEVEL: 'silent', ...env },

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginAsync, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import { bearerToken, createKeyAuthenticator } from './key-authenticator';
+import { withHook } from '../http/route-hooks';
 
 export type Principal = { kind: 'client'; id: string } | { kind: 'operator'; id: string };
 
@@ -63,13 +64,8 @@ const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app, options) =
               done(error as AppError);
             }
           };
-    route.onRequest = [...toArray(route.onRequest), hook];
+    route.onRequest = withHook(route.onRequest, hook);
   });
 };
-
-function toArray<T>(value: T | T[] | undefined): T[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
-}
 
 export default fp(authPlugin, { name: 'auth' });

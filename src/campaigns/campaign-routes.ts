@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CampaignService } from './campaign-service';
 import {
   CampaignParams,
@@ -7,6 +8,7 @@ import {
   ProgressResponse,
 } from './campaign-schemas';
 import { matchesEtag } from './progress-answer';
+import type { ProgressAnswer } from './progress-answer';
 import type { ProgressService } from './progress-service';
 
 /** Public progress reads (a campaign page polls them) and the operators' campaign endpoints. */
@@ -29,14 +31,13 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: ProgressResponse, 304: { type: 'null', description: 'Not modified' } },
       },
     },
-    async (request, reply) => {
-      const answer = await progress.get(request.params.id);
-      reply.header('etag', answer.etag).header('cache-control', answer.cacheControl);
-      if (matchesEtag(request.headers['if-none-match'], answer.etag)) {
-        return reply.code(304).send();
-      }
-      // Serialized once per value, not per request.
-      return reply.type('application/json; charset=utf-8').send(answer.body);
+    // Not async: a read answered from this process's copy costs no promise.
+    (request, reply) => {
+      const answer = progress.peek(request.params.id);
+      if (answer) return sendProgress(request, reply, answer);
+      return progress
+        .get(request.params.id)
+        .then((fetched) => sendProgress(request, reply, fetched));
     },
   );
 
@@ -90,3 +91,15 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
     async (request) => campaigns.close(request.params.id),
   );
 };
+
+/** Sends a progress answer, or a 304 when the client already holds this version. */
+function sendProgress(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: ProgressAnswer,
+): FastifyReply {
+  reply.header('etag', answer.etag).header('cache-control', answer.cacheControl);
+  if (matchesEtag(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+  // Serialized once per value, not per request.
+  return reply.type('application/json; charset=utf-8').send(answer.body);
+}

@@ -29,7 +29,7 @@ import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
 import { lazyChildLoggerFactory } from './lazy-child-logger';
-import { requestIdOf } from './request-id';
+import requestIdPlugin from './request-id';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
 export interface AppDependencies {
@@ -49,16 +49,12 @@ export interface AppDependencies {
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? { level: deps.config.logLevel },
-    genReqId: requestIdOf,
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  await app.register(requestIdPlugin);
 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);
@@ -77,7 +73,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const inbox = new WebhookInboxRepository(deps.db);
 
   await app.register(errorHandlerPlugin);
-  await app.register(httpMetricsPlugin, { metrics: deps.metrics.http });
   deps.metrics.lmdb.watch(deps.idempotencyStore);
   // Before auth and every route: it collects the routes registered after it, and its own
   // /docs routes are public.
@@ -90,6 +85,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     store: deps.idempotencyStore,
     metrics: deps.metrics.idempotency,
   });
+  // After the plugins that add per-route hooks: its own `onSend` comes last on each route, so a
+  // request's latency includes storing its idempotent answer.
+  await app.register(httpMetricsPlugin, { metrics: deps.metrics.http });
 
   await app.register(healthRoutes, {
     db: deps.db,

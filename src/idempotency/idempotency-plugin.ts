@@ -14,7 +14,9 @@ import type { IdempotencyMetrics } from '../observability/metrics';
 import { fingerprint } from './fingerprint';
 import { parseIdempotencyKey, scopedKey } from './idempotency-key';
 import type { IdempotencyScope } from './idempotency-key';
-import type { ClaimResult, IdempotencyRecord, IdempotencyStore } from './idempotency-store';
+import type { ClaimResult, IdempotencyRecord } from './idempotency-record';
+import type { IdempotencyStore } from './idempotency-store';
+import { withHook } from '../http/route-hooks';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -177,10 +179,10 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
 
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;
-    route.preValidation = [...toArray(route.preValidation), preValidation(route.url)];
-    route.preHandler = [...toArray(route.preHandler), preHandler];
-    route.onSend = [...toArray(route.onSend), onSend];
-    route.onRequestAbort = [...toArray(route.onRequestAbort), onRequestAbort];
+    route.preValidation = withHook(route.preValidation, preValidation(route.url));
+    route.preHandler = withHook(route.preHandler, preHandler);
+    route.onSend = withHook(route.onSend, onSend);
+    route.onRequestAbort = withHook(route.onRequestAbort, onRequestAbort);
   });
 
   /**
@@ -221,10 +223,5 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       .send(response.body);
   }
 };
-
-function toArray<T>(value: T | T[] | undefined): T[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
-}
 
 export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['auth'] });

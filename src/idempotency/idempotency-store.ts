@@ -1,51 +1,15 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
-
-/** A response as it is replayed: status, the headers worth keeping, the exact body bytes. */
-export interface StoredResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-interface RecordBase {
-  /** SHA-256 of the canonical request body. */
-  fingerprint: string;
-  /** SHA-256 of the body bytes as first received; a byte-identical retry matches on it alone. */
-  rawDigest: string;
-  /** Which process and which claim wrote it; complete/release must present the claim id. */
-  owner: { pid: number; claimId: string };
-  createdAt: number;
-  expiresAt: number;
-}
-
-export interface InFlightRecord extends RecordBase {
-  status: 'IN_FLIGHT';
-  /** After this instant the claimant is presumed dead and a retry may take over. */
-  leaseUntil: number;
-}
-
-export interface CompletedRecord extends RecordBase {
-  status: 'COMPLETED';
-  response: StoredResponse;
-}
-
-export type IdempotencyRecord = InFlightRecord | CompletedRecord;
-
-export type ClaimResult =
-  | { outcome: 'claimed'; claimId: string }
-  | { outcome: 'exists'; record: IdempotencyRecord }
-  | { outcome: 'lost' };
-
-export interface SweepResult {
-  /** Expired records removed. */
-  removed: number;
-  /** Expired in-flight records kept because their workflow may still be running. */
-  deferred: number;
-  /** Whether the batch was full, so more expired entries may remain. */
-  more: boolean;
-}
+import type {
+  ClaimResult,
+  CompletedRecord,
+  IdempotencyRecord,
+  InFlightRecord,
+  StoreStats,
+  StoredResponse,
+  SweepResult,
+} from './idempotency-record';
 
 export interface IdempotencyStoreOptions {
   path: string;
@@ -59,19 +23,11 @@ export interface IdempotencyStoreOptions {
   inFlightGraceSeconds?: number;
   /** Injected for tests; milliseconds since the epoch. */
   now?: () => number;
+  /** COMPLETED records kept decoded in this process for replays; the oldest go first. */
+  completedCacheSize?: number;
 }
 
 type ExpiryKey = [number, string];
-
-export interface StoreStats {
-  records: number;
-  /** Entries of the expiry index; more than `records` while the sweeper is behind. */
-  indexEntries: number;
-  /** Bytes of the data file in use: LMDB's last written page times the page size. */
-  usedBytes: number;
-  /** The environment's current map size, the data file's ceiling before a remap. */
-  mapBytes: number;
-}
 
 /**
  * The edge's idempotency records in an embedded LMDB environment. Several processes on one host
@@ -81,10 +37,10 @@ export interface StoreStats {
  * Layout: `records` maps the scoped key to its record; `expiry` is an ordered index
  * `[expiresAt, scopedKey]` so the sweeper reads only what has expired.
  *
- * Durability: a claim resolves once its transaction commits (visible to every process, and on
- * disk as far as a process crash is concerned: LMDB writes through the OS page cache). A
- * completion additionally waits for the flush to disk, because the client has been told the
- * outcome and a power cut must not make it forget. See docs/idempotency.md.
+ * Durability: a claim resolves once its transaction has committed and been flushed (lmdb-js
+ * resolves a write after the commit, fsync included; the claims of one transaction share it).
+ * A completion also awaits `flushed`, because the client has been told the outcome and a power
+ * cut must not make it forget, whatever a later lmdb-js does. See docs/idempotency.md.
  */
 export class IdempotencyStore {
   private readonly root: RootDatabase;
@@ -94,14 +50,20 @@ export class IdempotencyStore {
   private readonly leaseMs: number;
   private readonly graceMs: number;
   private readonly now: () => number;
+  private readonly completed = new Map<string, CompletedRecord>();
+  private readonly completedCacheSize: number;
+  /** Claim ids are this store's random prefix and a counter: unique, and no entropy per claim. */
+  private readonly claimIdPrefix = randomBytes(12).toString('base64url');
+  private claimCount = 0;
 
   constructor(options: IdempotencyStoreOptions) {
     this.root = open({ path: options.path, maxDbs: 4 });
-    // Decoded records are cached (a replay reads without decoding) and share msgpack
-    // structures (a claim encodes faster); both measured in docs/benchmarks.md.
+    // Records share msgpack structures: a claim encodes faster (docs/benchmarks.md). lmdb-js's
+    // own object cache is deliberately off: it would serve this process's copy of a record that
+    // another process has since changed (an IN_FLIGHT claim it completed), also inside write
+    // transactions, and it slows every claim by a fifth. Only immutable records are cached.
     this.records = this.root.openDB<IdempotencyRecord, string>({
       name: 'records',
-      cache: true,
       sharedStructuresKey: Symbol.for('galang.idempotency.structures'),
     });
     this.expiry = this.root.openDB<true, ExpiryKey>({ name: 'expiry' });
@@ -109,12 +71,27 @@ export class IdempotencyStore {
     this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
     this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
     this.now = options.now ?? Date.now;
+    this.completedCacheSize = options.completedCacheSize ?? 10_000;
   }
 
-  /** The live record for a key; an expired one reads as absent whether or not it was swept. */
+  /**
+   * The live record for a key; an expired one reads as absent whether or not it was swept.
+   *
+   * A COMPLETED record never changes until it expires (claims replace only expired records;
+   * complete, release and take-over touch only IN_FLIGHT ones), whichever process writes: so
+   * this process keeps the ones it read and answers replays of them without reading LMDB.
+   */
   get(key: string): IdempotencyRecord | undefined {
+    const now = this.now();
+    const kept = this.completed.get(key);
+    if (kept) {
+      if (kept.expiresAt > now) return kept;
+      this.completed.delete(key);
+    }
     const record = this.records.get(key);
-    return record && record.expiresAt > this.now() ? record : undefined;
+    if (!record || record.expiresAt <= now) return undefined;
+    if (record.status === 'COMPLETED') this.keep(key, record);
+    return record;
   }
 
   /**
@@ -157,7 +134,7 @@ export class IdempotencyStore {
       ) {
         return existing ? { outcome: 'exists', record: existing } : { outcome: 'lost' };
       }
-      const claimId = randomUUID();
+      const claimId = this.nextClaimId();
       void this.records.put(key, {
         ...existing,
         owner: { pid: process.pid, claimId },
@@ -261,12 +238,25 @@ export class IdempotencyStore {
     await this.root.close();
   }
 
+  private nextClaimId(): string {
+    this.claimCount++;
+    return `${this.claimIdPrefix}.${this.claimCount.toString(36)}`;
+  }
+
+  private keep(key: string, record: CompletedRecord): void {
+    this.completed.set(key, record);
+    if (this.completed.size > this.completedCacheSize) {
+      const oldest = this.completed.keys().next();
+      if (!oldest.done) this.completed.delete(oldest.value);
+    }
+  }
+
   private newClaim(fingerprint: string, rawDigest: string, now: number): InFlightRecord {
     return {
       status: 'IN_FLIGHT',
       fingerprint,
       rawDigest,
-      owner: { pid: process.pid, claimId: randomUUID() },
+      owner: { pid: process.pid, claimId: this.nextClaimId() },
       createdAt: now,
       expiresAt: now + this.ttlMs,
       leaseUntil: now + this.leaseMs,

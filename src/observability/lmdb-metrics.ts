@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { StoreStats } from '../idempotency/idempotency-store';
+import type { StoreStats } from '../idempotency/idempotency-record';
 
 /** What the gauges read: the idempotency store, or anything with the same counters. */
 export interface StoreStatsSource {

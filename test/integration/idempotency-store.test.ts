@@ -139,25 +139,44 @@ describe('LMDB idempotency sweeper', () => {
   });
 });
 
+/** Runs test/support/complete-and-hang.ts on `dir`; resolves each step it reports. */
+function completeInChild(dir: string, key: string, ...args: string[]) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, '../support/complete-and-hang.ts'), dir, key, ...args],
+    { cwd: path.resolve(__dirname, '../..'), stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const reported = (step: string) =>
+    new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        if (!chunk.toString().includes(step)) return;
+        child.stdout.off('data', onData);
+        child.off('exit', onExit);
+        resolve();
+      };
+      const onExit = (code: number | null) => {
+        reject(new Error(`child exited early with ${String(code)}`));
+      };
+      child.stdout.on('data', onData);
+      child.once('exit', onExit);
+    });
+  return {
+    reported,
+    proceed: () => child.stdin.write('go\n'),
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
 describe('LMDB durability', () => {
   it('keeps a completed response when the process is killed right after completing', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-durable-'));
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(__dirname, '../support/complete-and-hang.ts'), dir, 'k'],
-      { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('completed')) resolve();
-      });
-      child.once('exit', (code) => {
-        reject(new Error(`child exited early with ${code}`));
-      });
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    const child = completeInChild(dir, 'k');
+    await child.reported('completed');
+    await child.kill();
 
     const reopened = new IdempotencyStore({ path: dir, ttlSeconds: 86_400 });
     try {
@@ -167,6 +186,35 @@ describe('LMDB durability', () => {
       });
     } finally {
       await reopened.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('LMDB shared by several processes', () => {
+  it("sees another process's completion of a record it read in flight", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-shared-'));
+    const child = completeInChild(dir, 'k', '--step');
+    const store = new IdempotencyStore({ path: dir, ttlSeconds: 86_400, leaseSeconds: 0 });
+    try {
+      await child.reported('claimed');
+      expect(store.get('k')?.status).toBe('IN_FLIGHT');
+
+      const completed = child.reported('completed');
+      child.proceed();
+      await completed;
+      expect(store.get('k')).toMatchObject({
+        status: 'COMPLETED',
+        response: { statusCode: 202, body: '{"ok":true}' },
+      });
+      // The claim this process saw is gone: taking it over must fail, not undo the completion.
+      const inFlight = store.get('k');
+      const staleClaimId = inFlight?.owner.claimId ?? '';
+      expect(await store.takeOver('k', staleClaimId)).toMatchObject({ outcome: 'exists' });
+      expect(store.get('k')?.status).toBe('COMPLETED');
+    } finally {
+      await child.kill();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
