@@ -47,9 +47,11 @@ export interface AppDependencies {
 
 /** The composition root of the HTTP API: repositories, services, plugins and routes. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const logger = deps.logger ?? { level: deps.config.logLevel };
   const app = Fastify({
-    logger: deps.logger ?? { level: deps.config.logLevel },
-    childLoggerFactory: lazyChildLoggerFactory,
+    logger,
+    // With logging off Fastify hands every request the one null logger, unless a factory is set.
+    ...(logger === false ? {} : { childLoggerFactory: lazyChildLoggerFactory }),
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
