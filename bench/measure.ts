@@ -76,7 +76,10 @@ export async function loadTest(options: {
   };
 }
 
-/** Starts a bench server process and returns its URL once it listens. */
+/**
+ * Starts a bench server process and returns its URL once it listens. `BENCH_NODE_ARGS` adds
+ * Node flags to it, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under load.
+ */
 export async function startServer(
   kind: string,
   env: Record<string, string> = {},
@@ -84,7 +87,7 @@ export async function startServer(
   const child = spawn(
     process.execPath,
     [
-      ...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []),
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       '--import',
       'tsx',
       path.join(__dirname, 'bench-servers.ts'),
