@@ -47,9 +47,12 @@ export interface IdempotencyScope {
   key: string;
 }
 
-/** The LMDB key of a scope. NUL cannot occur in any part, so the join is unambiguous. */
+/**
+ * The LMDB key of a scope. NUL cannot occur in any part, so the join is unambiguous. Computed
+ * on every idempotent request: a template, not an array join.
+ */
 export function scopedKey(scope: IdempotencyScope): string {
-  return [scope.clientId, scope.method, scope.route, scope.key].join('\u0000');
+  return `${scope.clientId}\u0000${scope.method}\u0000${scope.route}\u0000${scope.key}`;
 }
 
 /**
