@@ -1,3 +1,10 @@
+/*
+ * Metrics written on every request. prom-client validates and hashes the label set on every
+ * `observe` and `inc`, even through a `labels()` child: about a microsecond per request, where
+ * a whole cached progress read costs about twenty (docs/benchmarks.md). These keep a plain
+ * number (or bucket array) per label set, bound once, and hand prom-client the totals when
+ * scraped. The exposition is the same as prom-client's own histogram and counter.
+ */
 import { Counter } from 'prom-client';
 import type { Metric, MetricObjectWithValues, MetricValueWithName, Registry } from 'prom-client';
 
@@ -7,14 +14,6 @@ interface ExposedValue {
   labels: Record<string, string | number>;
   value: number;
 }
-
-/**
- * Metrics written on every request. prom-client validates and hashes the label set on every
- * `observe` and `inc`, even through a `labels()` child: about a microsecond per request, a
- * tenth of what a cached progress read costs (docs/benchmarks.md). These keep a plain number
- * (or bucket array) per label set, bound once, and hand prom-client the totals when scraped.
- * The exposition is the same as prom-client's own histogram and counter.
- */
 
 /** One label set's tally; `inc` is an addition. */
 export interface Tally {
