@@ -5,8 +5,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { IdempotencyStore } from '../src/idempotency/idempotency-store';
 import { BENCH_KEY, BENCH_SECRET, benchBody } from './bench-servers';
-import { loadTest, measureOps, percentiles, startServer } from './measure';
-import type { OpResult } from './measure';
+import { mean, measureOps, measureServer, percentiles } from './measure';
+import type { HttpResult, OpResult } from './measure';
 
 /**
  * `npm run bench:idempotency`: the edge's idempotency layer against its baselines, all in one
@@ -25,7 +25,6 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const PIPELINING = Number(env.BENCH_PIPELINING ?? 1);
 const ONE_MILLION = Number(env.BENCH_KEYS ?? 1_000_000);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 function fsyncLatency(): { p50: number; p99: number } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-fsync-'));
@@ -47,28 +46,22 @@ async function routeBenchmark(): Promise<void> {
   say('## Full route: replay of a completed key vs a bare Fastify POST route');
   say();
   const body = JSON.stringify(benchBody);
-  const rows: [string, Awaited<ReturnType<typeof loadTest>>][] = [];
+  const rows: [string, HttpResult][] = [];
   const kinds = Array.from({ length: ROUNDS }, () => ['bare', 'full']).flat();
   for (const kind of kinds) {
-    const server = await startServer(kind);
-    try {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (kind === 'full') {
-        headers.authorization = `Bearer ${BENCH_SECRET}`;
-        headers['idempotency-key'] = BENCH_KEY;
-      }
-      const options = {
-        url: `${server.url}/v1/donations`,
-        headers,
-        body,
-        connections: CONNECTIONS,
-        pipelining: PIPELINING,
-      };
-      await loadTest({ ...options, seconds: 2 });
-      rows.push([kind, await loadTest({ ...options, seconds: SECONDS })]);
-    } finally {
-      server.child.kill();
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (kind === 'full') {
+      headers.authorization = `Bearer ${BENCH_SECRET}`;
+      headers['idempotency-key'] = BENCH_KEY;
     }
+    const result = await measureServer(kind, {}, '/v1/donations', {
+      headers,
+      body,
+      connections: CONNECTIONS,
+      pipelining: PIPELINING,
+      seconds: SECONDS,
+    });
+    rows.push([kind, result]);
   }
   say('| server | round | req/s | p50 | p99 | non-2xx |');
   say('| --- | --- | --- | --- | --- | --- |');

@@ -50,7 +50,8 @@ export interface HttpResult {
   non2xx: number;
 }
 
-export async function loadTest(options: {
+/** What autocannon sends, and how hard. */
+export interface LoadOptions {
   url: string;
   method?: 'GET' | 'POST';
   headers: Record<string, string>;
@@ -58,7 +59,13 @@ export async function loadTest(options: {
   connections: number;
   pipelining: number;
   seconds: number;
-}): Promise<HttpResult> {
+}
+
+export function mean(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+export async function loadTest(options: LoadOptions): Promise<HttpResult> {
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'POST',
@@ -107,4 +114,24 @@ export async function startServer(
     });
   });
   return { url, child };
+}
+
+/**
+ * One round of a route benchmark: starts a bench server of `kind`, loads `path` for 2 s to warm
+ * it up, then measures it for `load.seconds`, and stops it.
+ */
+export async function measureServer(
+  kind: string,
+  env: Record<string, string>,
+  path: string,
+  load: Omit<LoadOptions, 'url'>,
+): Promise<HttpResult> {
+  const server = await startServer(kind, env);
+  try {
+    const options = { ...load, url: `${server.url}${path}` };
+    await loadTest({ ...options, seconds: 2 });
+    return await loadTest(options);
+  } finally {
+    server.child.kill();
+  }
 }

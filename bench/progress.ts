@@ -4,7 +4,7 @@ import { CampaignRepository } from '../src/campaigns/campaign-repository';
 import { createDatabase } from '../src/db/database';
 import { ensureDatabase, migrateToLatest } from '../src/db/migrate';
 import { benchProgressAnswer } from './bench-servers';
-import { loadTest, startServer } from './measure';
+import { mean, measureServer, startServer } from './measure';
 import type { HttpResult } from './measure';
 
 /**
@@ -44,20 +44,14 @@ async function routeBenchmark(campaignId: string): Promise<void> {
   ]);
   const rows: [string, HttpResult][] = [];
   for (const [label, kind, extra] of kinds) {
-    const server = await startServer(kind, extra);
-    try {
-      const options = {
-        url: `${server.url}/v1/campaigns/${campaignId}/progress`,
-        method: 'GET' as const,
-        headers: {},
-        connections: CONNECTIONS,
-        pipelining: 1,
-      };
-      await loadTest({ ...options, seconds: 2 });
-      rows.push([label, await loadTest({ ...options, seconds: SECONDS })]);
-    } finally {
-      server.child.kill();
-    }
+    const result = await measureServer(kind, extra, `/v1/campaigns/${campaignId}/progress`, {
+      method: 'GET',
+      headers: {},
+      connections: CONNECTIONS,
+      pipelining: 1,
+      seconds: SECONDS,
+    });
+    rows.push([label, result]);
   }
   say('| server | req/s | p50 | p99 | non-2xx |');
   say('|---|---|---|---|---|');
@@ -66,7 +60,6 @@ async function routeBenchmark(campaignId: string): Promise<void> {
   }
   const rates = (label: string) =>
     rows.filter(([l]) => l === label).map(([, r]) => r.requestsPerSecond);
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   say();
   say(
     `**Cached reads / bare route: ${(mean(rates('galang')) / mean(rates('bare'))).toFixed(2)}× of the means, ${(Math.max(...rates('galang')) / Math.max(...rates('bare'))).toFixed(2)}× of the best rounds** (target 0.8; ${String(rounds)} alternating rounds; on a shared virtual machine a neighbour only ever lowers a round, so the best rounds are the steadier estimate of capacity).`,
