@@ -239,7 +239,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 /**
  * Waits for a teardown step, at most `ms`. Every test of the suite has already passed by then,
  * so a step that hangs is reported on stderr and left behind rather than failing the suite
- * through Jest's hook timeout; a step that fails still fails it. Seen once in six full runs:
+ * through Jest's hook timeout; a step that fails still fails it. Seen once in eight full runs:
  * the Temporal worker's shutdown waiting on a long poll that the dev server did not end.
  */
 async function boundedTeardown(
