@@ -33,11 +33,10 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
     },
     // Not async: a read answered from this process's copy costs no promise.
     (request, reply) => {
-      const answer = progress.peek(request.params.id);
-      if (answer) return sendProgress(request, reply, answer);
-      return progress
-        .get(request.params.id)
-        .then((fetched) => sendProgress(request, reply, fetched));
+      const answer = progress.get(request.params.id);
+      return answer instanceof Promise
+        ? answer.then((read) => sendProgress(request, reply, read))
+        : sendProgress(request, reply, answer);
     },
   );
 

@@ -68,23 +68,21 @@ export class ProgressService {
   }
 
   /**
-   * The answer from this process's own copy when it is fresh enough, without a promise: a hot
-   * campaign's reads are answered synchronously. Undefined means: call `get`.
+   * A campaign's progress. From this process's own copy when it is fresh enough, synchronously:
+   * a hot campaign's reads cost no promise. Otherwise a promise of the layered read below.
    */
-  peek(campaignId: string, now = Date.now()): ProgressAnswer | undefined {
+  get(campaignId: string): ProgressAnswer | Promise<ProgressAnswer> {
+    const now = Date.now();
     const local = this.copies.get(campaignId);
     if (local && now - local.storedAt < this.options.localTtlMs && local.value.freshUntil > now) {
       this.counted.local.inc();
       return local.answer;
     }
-    return undefined;
+    return this.read(campaignId, now);
   }
 
-  async get(campaignId: string): Promise<ProgressAnswer> {
-    const now = Date.now();
-    const local = this.peek(campaignId, now);
-    if (local) return local;
-
+  /** Redis, else Postgres (one rebuild per miss), else the last known value, else a 503. */
+  private async read(campaignId: string, now: number): Promise<ProgressAnswer> {
     let cached: CachedProgress | undefined;
     let redisUp = true;
     try {
