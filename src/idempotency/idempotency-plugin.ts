@@ -1,11 +1,10 @@
-import { hash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
+  onRequestHookHandler,
   onSendHookHandler,
-  onRequestAbortAsyncHookHandler,
   preHandlerAsyncHookHandler,
   preValidationHookHandler,
 } from 'fastify';
@@ -17,6 +16,8 @@ import type { IdempotencyScope } from './idempotency-key';
 import type { ClaimResult, IdempotencyRecord } from './idempotency-record';
 import type { IdempotencyStore } from './idempotency-store';
 import { withHook } from '../http/route-hooks';
+import { KnownBodies, parseDeferredBody, rawDigestOf } from './request-bytes';
+import type { RequestBytes } from './request-bytes';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -25,17 +26,17 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     idempotency: IdempotencyContext | undefined;
-    /** The JSON body as received; its digest spares re-canonicalizing an identical retry. */
-    rawJson: string | undefined;
   }
 }
 
-export interface IdempotencyContext {
+/**
+ * One idempotent request. Its JSON body is kept as received (`RequestBytes`) and parsed only
+ * when no stored answer matches those bytes: a replay is answered without parsing it.
+ */
+export interface IdempotencyContext extends RequestBytes {
   scope: IdempotencyScope;
   key: string;
-  /** SHA-256 of the exact body bytes. */
-  rawDigest: string;
-  /** SHA-256 of the canonical body; computed only when the raw digest does not decide. */
+  /** SHA-256 of the canonical body; computed only when the raw bytes do not decide. */
   fingerprint: string | undefined;
   /** A dead claimant's claim this request will try to take over. */
   staleClaimId?: string;
@@ -72,67 +73,108 @@ function canonicalOf(context: IdempotencyContext, body: unknown): string {
 /**
  * Idempotent POSTs. The hooks are attached only to routes with `config.idempotent`, at
  * registration, so other routes pay nothing:
- * - preValidation: parse the key (before any store access) and answer from a live record with
- *   one LMDB read: replay, 409 or 422. A replay skips body validation.
+ * - onRequest (after auth): parse the key, before the body is read or the store touched.
+ * - content-type parser: keep the JSON body's bytes and defer parsing them.
+ * - preValidation: answer from a live record with one LMDB read (replay, 409 or 422), else parse
+ *   the body. A replay of the same bytes is neither parsed nor validated.
  * - preHandler (body valid): claim the key in one conditional write, or take over the claim of
  *   a process that died holding it.
  * - onSend: store a final answer and flush it, or release the claim after a transient failure.
  *
  * "Same request" means the same canonical body (sorted keys, normalized numbers and strings).
- * A retry with byte-identical bytes is recognized by the raw digest alone, the common case.
+ * A retry with byte-identical bytes is recognized by the bytes alone, the common case.
  */
 const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (app, options) => {
   const { store, metrics } = options;
+  const knownBodies = new KnownBodies();
   app.decorateRequest('idempotency', undefined);
-  app.decorateRequest('rawJson', undefined);
 
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawJson = body as string;
-    void parseJson(request, body as string, done);
+    const context = request.idempotency;
+    if (!context) {
+      void parseJson(request, body as string, done);
+      return;
+    }
+    context.rawBody = body as string;
+    context.unparsed = true;
+    done(null, undefined);
   });
 
-  // Callback-style on purpose: a replay is answered here, on the hottest path, and an async
+  // Callback-style hooks on purpose: a replay is answered on the hottest path, and an async
   // hook costs a promise per request.
-  const preValidation =
-    (route: string): preValidationHookHandler =>
-    (request, reply, done) => {
+  const onRequest =
+    (route: string): onRequestHookHandler =>
+    (request, _reply, done) => {
       try {
         const principal = request.principal;
         if (!principal) throw new AppError('unauthorized');
         const key = parseIdempotencyKey(request.headers['idempotency-key']);
         const scope = { clientId: principal.id, method: request.method, route, key };
-        const context: IdempotencyContext = {
+        request.idempotency = {
           scope,
           key: scopedKey(scope),
-          rawDigest: hash('sha256', request.rawJson ?? '', 'base64url'),
+          rawBody: undefined,
+          unparsed: false,
+          rawDigest: undefined,
           fingerprint: undefined,
         };
-        request.idempotency = context;
-        const existing = store.get(context.key);
-        if (!existing || !answerExisting(request, reply, existing)) done();
+        done();
       } catch (error) {
         done(error as Error);
       }
     };
 
+  const preValidation: preValidationHookHandler = (request, reply, done) => {
+    try {
+      const context = request.idempotency as IdempotencyContext;
+      const existing = store.get(context.key);
+      if (existing && answerExisting(request, reply, existing)) return;
+      parseDeferredBody(request, context, parseJson);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+
   const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
     const context = request.idempotency;
     if (!context) return;
     const print = canonicalOf(context, request.body);
+    const rawDigest = rawDigestOf(context);
     let result: ClaimResult = context.staleClaimId
       ? await store.takeOver(context.key, context.staleClaimId)
-      : await store.claim(context.key, print, context.rawDigest);
+      : await store.claim(context.key, print, rawDigest);
     // The record vanished between our read and our write (its owner released it): claim anew.
-    if (result.outcome === 'lost')
-      result = await store.claim(context.key, print, context.rawDigest);
+    if (result.outcome === 'lost') result = await store.claim(context.key, print, rawDigest);
     if (result.outcome === 'claimed') {
       context.claimId = result.claimId;
       (context.staleClaimId ? metrics.recoveries : metrics.claims).inc();
+      releaseOnHangUp(request, reply, context);
       return;
     }
     if (result.outcome === 'exists') return answerExisting(request, reply, result.record, true);
     throw new AppError('idempotency-key-in-use', { retryAfter: 1 });
+  };
+
+  /**
+   * A client that hangs up before its answer must not leave its key claimed until the lease
+   * ends. Listened for only once a claim is held, so replays and refusals pay nothing for it.
+   */
+  const releaseOnHangUp = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    context: IdempotencyContext,
+  ) => {
+    const response = reply.raw;
+    response.once('close', () => {
+      const { claimId } = context;
+      if (response.writableFinished || !claimId) return;
+      context.claimId = undefined;
+      store.release(context.key, claimId).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'could not release the claim of an aborted request');
+      });
+    });
   };
 
   const onSend: onSendHookHandler = (request, reply, payload, done) => {
@@ -171,19 +213,21 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     }
   };
 
-  // A client that hangs up mid-request must not leave its key claimed until the lease ends.
-  const onRequestAbort: onRequestAbortAsyncHookHandler = async (request) => {
-    const context = request.idempotency;
-    if (context?.claimId) await store.release(context.key, context.claimId);
-  };
-
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;
-    route.preValidation = withHook(route.preValidation, preValidation(route.url));
+    route.onRequest = withHook(route.onRequest, onRequest(route.url));
+    route.preValidation = withHook(route.preValidation, preValidation);
     route.preHandler = withHook(route.preHandler, preHandler);
     route.onSend = withHook(route.onSend, onSend);
-    route.onRequestAbort = withHook(route.onRequestAbort, onRequestAbort);
   });
+
+  /** Whether the request is the one the record was made for: its bytes, else its meaning. */
+  function sameRequest(request: FastifyRequest, record: IdempotencyRecord): boolean {
+    const context = request.idempotency as IdempotencyContext;
+    if (knownBodies.matches(record, context)) return true;
+    parseDeferredBody(request, context, parseJson);
+    return record.fingerprint === canonicalOf(context, request.body);
+  }
 
   /**
    * Answers from an existing record, or marks a dead claimant's record for takeover. Returns the
@@ -196,10 +240,7 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     afterClaimAttempt = false,
   ): FastifyReply | undefined {
     const context = request.idempotency as IdempotencyContext;
-    const same =
-      record.rawDigest === context.rawDigest ||
-      record.fingerprint === canonicalOf(context, request.body);
-    if (!same) {
+    if (!sameRequest(request, record)) {
       metrics.mismatches.inc();
       throw new AppError('idempotency-key-mismatch');
     }

@@ -12,11 +12,14 @@ export function createMetrics(registry = new Registry()) {
     new Counter({ name, help, registers: [registry] });
   const labelled = <L extends string>(name: string, help: string, labelNames: L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
+  // For counters bumped on every request of a hot path: a plain addition, handed over on scrape.
+  const tally = (name: string, help: string) =>
+    new TallyCounter({ name, help, labelNames: [], registry }).labels({});
   return {
     registry,
     idempotency: {
       claims: counter('galang_idempotency_claims_total', 'Keys claimed for a first execution'),
-      replays: counter('galang_idempotency_replays_total', 'Completed answers replayed'),
+      replays: tally('galang_idempotency_replays_total', 'Completed answers replayed'),
       conflicts: counter('galang_idempotency_conflicts_total', 'Requests refused while in flight'),
       mismatches: counter(
         'galang_idempotency_mismatches_total',

@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { scopedKey } from '../../src/idempotency/idempotency-key';
 import { fingerprint } from '../../src/idempotency/fingerprint';
 import { startDevServer, stopDevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../support/free-port';
+import { TcpProxy } from '../support/tcp-proxy';
+import { testState } from '../support/test-env';
 import {
   CLIENT_SECRET,
   OTHER_CLIENT_SECRET,
@@ -82,6 +85,46 @@ describe('Idempotency-Key over HTTP', () => {
     expect(second.body).toBe(first.body);
   });
 
+  it('replays a retry of the same meaning however it is serialized, and refuses other bodies', async () => {
+    const key = `bytes-${Date.now()}`;
+    const body = donationBody(campaignId);
+    const send = (payload: string) =>
+      stack.app.inject({
+        method: 'POST',
+        url: '/v1/donations',
+        headers: { 'content-type': 'application/json', ...auth, 'idempotency-key': key },
+        payload,
+      });
+    const first = await send(JSON.stringify(body));
+    expect(first.statusCode).toBe(202);
+    // The same bytes twice (the second is recognized without hashing them), then the same
+    // meaning in other bytes: keys reordered, whitespace, another number spelling.
+    const reordered = JSON.stringify(
+      Object.fromEntries(Object.entries(body).reverse()),
+      null,
+      2,
+    ).replace('50000', '5e4');
+    for (const payload of [JSON.stringify(body), JSON.stringify(body), reordered]) {
+      const retry = await send(payload);
+      expect(retry.statusCode).toBe(202);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toBe(first.body);
+    }
+    const changed = await send(JSON.stringify({ ...body, message: 'Semangat!!' }));
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json()).toMatchObject({ code: 'idempotency-key-mismatch' });
+    const malformed = await send(JSON.stringify(body).slice(0, -1));
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.headers['content-type']).toContain('application/problem+json');
+    expect(malformed.headers['idempotent-replayed']).toBeUndefined();
+    const rows = await stack.db
+      .selectFrom('donations')
+      .select('id')
+      .where('idempotency_key', '=', key)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('keeps clients apart: another client with the same key gets its own donation', async () => {
     const key = `shared-${Date.now()}`;
     const a = await request(stack, { ...auth, 'idempotency-key': key }, donationBody(campaignId));
@@ -128,6 +171,52 @@ describe('Idempotency-Key over HTTP', () => {
     );
     expect(good.statusCode).toBe(202);
   });
+});
+
+describe('A client that hangs up mid-request', () => {
+  it('has its claim released at once, not when its request gives up', async () => {
+    // Temporal hangs (connections open, nothing flows): the request waits in its handler until
+    // its Temporal timeout, then answers 503 to nobody. Only the hang-up releases the claim
+    // before that.
+    const proxy = await TcpProxy.start(testState().temporalAddress);
+    const stack = await startStack({
+      autoPayMs: -1,
+      apiTemporalAddress: proxy.address,
+      env: { TEMPORAL_REQUEST_TIMEOUT_MS: '5000' },
+    });
+    const gaveUp = async () => {
+      const metrics = await stack.app.inject({ method: 'GET', url: '/metrics' });
+      return /galang_http_request_duration_seconds_count\{[^}]*route="\/v1\/donations",status_code="503"\} 1/.test(
+        metrics.body,
+      );
+    };
+    try {
+      const campaignId = await createCampaign(stack.db);
+      proxy.set('blackhole');
+      const key = `hang-up-${Date.now()}`;
+      const client = http.request(`${stack.apiUrl}/v1/donations`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${CLIENT_SECRET}`,
+          'idempotency-key': key,
+        },
+      });
+      client.on('error', () => undefined);
+      client.end(JSON.stringify(donationBody(campaignId)));
+      const stored = scopedKey(scope(key));
+      await eventually(async () => stack.store.get(stored)?.status === 'IN_FLIGHT' || undefined);
+      client.destroy();
+      await eventually(async () => stack.store.get(stored) === undefined || undefined, 2_000);
+      expect(await gaveUp()).toBe(false);
+      // Let the abandoned request end before the stack closes its Temporal connection.
+      await eventually(async () => (await gaveUp()) || undefined);
+    } finally {
+      proxy.set('pass');
+      await stack.stop();
+      await proxy.close();
+    }
+  }, 60_000);
 });
 
 describe('Temporal stopped', () => {
