@@ -10,6 +10,7 @@ import { createDatabase } from '../src/db/database';
 import { buildApp } from '../src/http/app';
 import { fingerprint } from '../src/idempotency/fingerprint';
 import { scopedKey } from '../src/idempotency/idempotency-key';
+import { removeStoreFiles } from '../src/idempotency/claims-location';
 import { IdempotencyStore } from '../src/idempotency/idempotency-store';
 import { createMetrics } from '../src/observability/metrics';
 import { createTemporalClient } from '../src/temporal/temporal-client';
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: '127.0.0.1:1',
     });
     const store = new IdempotencyStore({
-      path: mkdtempSync(path.join(os.tmpdir(), 'galang-bench-progress-')),
+      path: tempStorePath('galang-bench-progress-'),
       ttlSeconds: 86_400,
     });
     const app = await realApp(config, store, openRedis(config), 5);
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     report(await app.listen({ port: 0, host: '127.0.0.1' }));
     return;
   }
-  const lmdbPath = mkdtempSync(path.join(os.tmpdir(), 'galang-bench-route-'));
+  const lmdbPath = tempStorePath('galang-bench-route-');
   const config = loadConfig({
     NODE_ENV: 'test',
     API_KEYS: `bench:${BENCH_SECRET}`,
@@ -126,6 +127,15 @@ function realApp(config: Config, store: IdempotencyStore, redis: Redis, poolSize
     defaultProvider: 'simulator',
     logger: false,
   });
+}
+
+/** A fresh store folder, removed with its claims when this server exits. */
+function tempStorePath(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.once('exit', () => {
+    removeStoreFiles(dir);
+  });
+  return dir;
 }
 
 function report(url: string): void {

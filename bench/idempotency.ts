@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { defaultClaimsPath, removeStoreFiles } from '../src/idempotency/claims-location';
 import { IdempotencyStore } from '../src/idempotency/idempotency-store';
 import { BENCH_KEY, BENCH_SECRET, benchBody } from './bench-servers';
 import { mean, measureOps, measureServer, percentiles } from './measure';
@@ -82,6 +83,14 @@ async function routeBenchmark(): Promise<void> {
 async function storeBenchmark(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-bench-store-'));
   const store = new IdempotencyStore({ path: dir, ttlSeconds: 86_400 });
+  // The same store with its claims on disk, flushed like the answers: what memory saves.
+  const flushedDir = mkdtempSync(path.join(os.tmpdir(), 'galang-bench-flushed-'));
+  const flushedClaims = path.join(flushedDir, 'claims');
+  const flushed = new IdempotencyStore({
+    path: flushedDir,
+    claimsPath: flushedClaims,
+    ttlSeconds: 86_400,
+  });
   const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
     keyPrefix: `galang-bench:${process.pid}:`,
   });
@@ -109,7 +118,7 @@ async function storeBenchmark(): Promise<void> {
     say('## Store level: claims');
     say();
     say(
-      'Each claim inserts a new key only if absent. LMDB as shipped: one conditional write, awaited until its transaction has committed and been flushed to disk (lmdb-js resolves a write once the commit, fsync included, returns; the claims of one transaction share it); Redis: `SET key value NX EX 86400`; Postgres: `INSERT … ON CONFLICT DO NOTHING RETURNING` into a keyed table (pool of 20 connections).',
+      `Each claim inserts a new key only if absent. LMDB as shipped: one conditional write into the claims' environment (${store.claimsInMemory ? 'in shared memory, commits not flushed' : 'on disk, commits flushed: no shared memory here'}), awaited until committed and visible to every process, then one read of the answers; Redis: \`SET key value NX EX 86400\`; Postgres: \`INSERT … ON CONFLICT DO NOTHING RETURNING\` into a keyed table (pool of 20 connections).`,
     );
     say();
     say('| store | in flight | round | claims/s | p50 | p99 |');
@@ -119,6 +128,7 @@ async function storeBenchmark(): Promise<void> {
       const n = inFlight === 1 ? 5_000 : 50_000;
       const contenders: [string, number, (key: string) => Promise<unknown>][] = [
         ['lmdb', n, (key) => store.claim(key, 'fp')],
+        ['lmdb, claims flushed', n, (key) => flushed.claim(key, 'fp')],
         ['redis', n, (key) => redis.set(key, record, 'EX', 86_400, 'NX')],
         [
           'postgres',
@@ -152,7 +162,7 @@ async function storeBenchmark(): Promise<void> {
     const ratioTo = (name: string) => lmdb / (meanAtHundred.get(name) ?? 1);
     say();
     say(
-      `At 100 in flight, means of ${String(ROUNDS)} alternating rounds: LMDB ${fmt(lmdb)}/s, Redis ${fmt(meanAtHundred.get('redis') ?? 0)}/s, Postgres ${fmt(meanAtHundred.get('postgres') ?? 0)}/s. **LMDB / Redis = ${ratioTo('redis').toFixed(2)}×** (target ≥ 1), **LMDB / Postgres = ${ratioTo('postgres').toFixed(1)}×** (target ≥ 10).`,
+      `At 100 in flight, means of ${String(ROUNDS)} alternating rounds: LMDB ${fmt(lmdb)}/s (claims flushed to disk: ${fmt(meanAtHundred.get('lmdb, claims flushed') ?? 0)}/s), Redis ${fmt(meanAtHundred.get('redis') ?? 0)}/s, Postgres ${fmt(meanAtHundred.get('postgres') ?? 0)}/s. **LMDB / Redis = ${ratioTo('redis').toFixed(2)}×** (target ≥ 1), **LMDB / Postgres = ${ratioTo('postgres').toFixed(1)}×** (target ≥ 10).`,
     );
     say();
 
@@ -179,7 +189,9 @@ async function storeBenchmark(): Promise<void> {
     say();
   } finally {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await flushed.close();
+    removeStoreFiles(dir);
+    removeStoreFiles(flushedDir, flushedClaims);
     const keys = await redis.keys('*');
     for (let i = 0; i < keys.length; i += 1000) {
       await redis.del(
@@ -217,8 +229,9 @@ async function steadyStateBenchmark(): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: '{"id":"1b4e28ba-2fa1-81d2-883f-0016d3cca427","status":"PENDING"}',
   };
-  say('| keys done | data.mdb | live records | elapsed |');
-  say('| --- | --- | --- | --- |');
+  const claimsFile = path.join(defaultClaimsPath(dir), 'data.mdb');
+  say('| keys done | answers data.mdb | claims data.mdb | live records | elapsed |');
+  say('| --- | --- | --- | --- | --- |');
   const started = Date.now();
   const checkpoints = new Set([0.25, 0.5, 0.75, 1].map((q) => Math.floor(q * ONE_MILLION)));
   let done = 0;
@@ -227,9 +240,9 @@ async function steadyStateBenchmark(): Promise<void> {
     if (claim.outcome === 'claimed') await store.complete(`k-${i}`, claim.claimId, response);
     done++;
     if (checkpoints.has(done)) {
-      const size = statSync(path.join(dir, 'data.mdb')).size;
+      const mib = (file: string) => `${fmt(statSync(file).size / 1024 / 1024, 1)} MiB`;
       say(
-        `| ${fmt(done)} | ${fmt(size / 1024 / 1024, 1)} MiB | ${fmt(store.stats().records)} | ${fmt((Date.now() - started) / 1000, 1)} s |`,
+        `| ${fmt(done)} | ${mib(path.join(dir, 'data.mdb'))} | ${mib(claimsFile)} | ${fmt(store.stats().records)} | ${fmt((Date.now() - started) / 1000, 1)} s |`,
       );
     }
   });
@@ -242,7 +255,7 @@ async function steadyStateBenchmark(): Promise<void> {
   );
   say();
   await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeStoreFiles(dir);
 }
 
 async function main(): Promise<void> {

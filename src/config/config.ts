@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { defaultClaimsPath } from '../idempotency/claims-location';
 import { EnvReader } from './env-reader';
 import type { Env } from './env-reader';
 
@@ -25,6 +26,8 @@ export interface Config {
   };
   readonly dataDir: string;
   readonly lmdbPath: string;
+  /** The idempotency claims' LMDB environment: in shared memory unless configured. */
+  readonly lmdbClaimsPath: string;
   readonly idempotencyTtlSeconds: number;
   /** How long a request may hold its key IN_FLIGHT before a retry may take over. */
   readonly idempotencyLeaseSeconds: number;
@@ -116,6 +119,7 @@ export function loadConfig(source: Env = process.env): Config {
   const port = reader.port('PORT', 3000);
   const host = reader.string('HOST', '127.0.0.1');
   const dataDir = path.resolve(reader.string('DATA_DIR', '.data'));
+  const lmdbPath = path.resolve(reader.string('LMDB_PATH', path.join(dataDir, 'idempotency')));
   const simulatorPort = reader.port('SIMULATOR_PORT', 3100);
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
@@ -144,7 +148,8 @@ export function loadConfig(source: Env = process.env): Config {
       requestTimeoutMs: reader.integer('TEMPORAL_REQUEST_TIMEOUT_MS', 5_000, 100, 60_000),
     },
     dataDir,
-    lmdbPath: path.resolve(reader.string('LMDB_PATH', path.join(dataDir, 'idempotency'))),
+    lmdbPath,
+    lmdbClaimsPath: path.resolve(reader.string('LMDB_CLAIMS_PATH', defaultClaimsPath(lmdbPath))),
     idempotencyTtlSeconds: reader.integer('IDEMPOTENCY_TTL_SECONDS', 86_400, 86_400),
     idempotencyLeaseSeconds: reader.integer('IDEMPOTENCY_LEASE_SECONDS', 30, 1, 3_600),
     apiProcesses: reader.integer('API_PROCESSES', 1, 1, 64),

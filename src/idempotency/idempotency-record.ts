@@ -49,8 +49,12 @@ export interface StoreStats {
   records: number;
   /** Entries of the expiry index; more than `records` while the sweeper is behind. */
   indexEntries: number;
-  /** Bytes of the data file in use: LMDB's last written page times the page size. */
+  /** Bytes of the data files in use: LMDB's last written page times the page size. */
   usedBytes: number;
-  /** The environment's current map size, the data file's ceiling before a remap. */
+  /** The environments' current map sizes, the data files' ceilings before a remap. */
   mapBytes: number;
+  /** Of `records`, the claims (IN_FLIGHT, kept in memory). */
+  claims: number;
+  /** Of `usedBytes`, the claims' environment. */
+  claimsUsedBytes: number;
 }

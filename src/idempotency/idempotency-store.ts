@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open } from 'lmdb';
-import type { Database, RootDatabase } from 'lmdb';
+import { defaultClaimsPath, isMemoryBacked, prepareClaimsDir } from './claims-location';
 import type {
   ClaimResult,
   CompletedRecord,
@@ -10,9 +9,13 @@ import type {
   StoredResponse,
   SweepResult,
 } from './idempotency-record';
+import { RecordTable } from './record-table';
 
 export interface IdempotencyStoreOptions {
+  /** The answers' environment, on disk. */
   path: string;
+  /** The claims' environment; by default in shared memory (`defaultClaimsPath`). */
+  claimsPath?: string;
   ttlSeconds: number;
   /** How long a claimant may hold IN_FLIGHT before a retry may take over. */
   leaseSeconds?: number;
@@ -27,25 +30,26 @@ export interface IdempotencyStoreOptions {
   completedCacheSize?: number;
 }
 
-type ExpiryKey = [number, string];
-
 /**
- * The edge's idempotency records in an embedded LMDB environment. Several processes on one host
- * may open the same path: LMDB serializes their write transactions, so a claim is atomic across
- * processes.
+ * The edge's idempotency records, in two LMDB environments that every process of the host opens:
  *
- * Layout: `records` maps the scoped key to its record; `expiry` is an ordered index
- * `[expiresAt, scopedKey]` so the sweeper reads only what has expired.
+ * - **claims** (IN_FLIGHT): in shared memory, commits not flushed. A claim is a lock, not a
+ *   fact: it must be atomic and seen by every process at once, and it survives the crash of the
+ *   process that holds it (the memory belongs to the machine), which is what crash recovery
+ *   needs. A crash of the machine empties it; every holder died with it, and a retry that finds
+ *   no claim re-attaches through the workflow ID. Not flushing is what makes a claim cheap.
+ * - **answers** (COMPLETED): on disk, every commit flushed before the client is answered, so
+ *   not even a power cut makes the edge forget an answer it gave.
  *
- * Durability: a claim resolves once its transaction has committed and been flushed (lmdb-js
- * resolves a write after the commit, fsync included; the claims of one transaction share it).
- * A completion also awaits `flushed`, because the client has been told the outcome and a power
- * cut must not make it forget, whatever a later lmdb-js does. See docs/idempotency.md.
+ * A key moves from claims to answers when it completes: the answer is written (and flushed)
+ * before the claim is removed, and a new claim checks the answers after it is written, so of a
+ * completion and a new claim one always sees the other. See docs/idempotency.md.
  */
 export class IdempotencyStore {
-  private readonly root: RootDatabase;
-  private readonly records: Database<IdempotencyRecord, string>;
-  private readonly expiry: Database<true, ExpiryKey>;
+  /** Whether claims live in memory (unflushed) rather than beside the answers on disk. */
+  readonly claimsInMemory: boolean;
+  private readonly answers: RecordTable;
+  private readonly claims: RecordTable;
   private readonly ttlMs: number;
   private readonly leaseMs: number;
   private readonly graceMs: number;
@@ -57,16 +61,11 @@ export class IdempotencyStore {
   private claimCount = 0;
 
   constructor(options: IdempotencyStoreOptions) {
-    this.root = open({ path: options.path, maxDbs: 4 });
-    // Records share msgpack structures: a claim encodes faster (docs/benchmarks.md). lmdb-js's
-    // own object cache is deliberately off: it would serve this process's copy of a record that
-    // another process has since changed (an IN_FLIGHT claim it completed), also inside write
-    // transactions, and it slows every claim by a fifth. Only immutable records are cached.
-    this.records = this.root.openDB<IdempotencyRecord, string>({
-      name: 'records',
-      sharedStructuresKey: Symbol.for('galang.idempotency.structures'),
-    });
-    this.expiry = this.root.openDB<true, ExpiryKey>({ name: 'expiry' });
+    const claimsPath = options.claimsPath ?? defaultClaimsPath(options.path);
+    prepareClaimsDir(claimsPath);
+    this.claimsInMemory = isMemoryBacked(claimsPath);
+    this.answers = new RecordTable({ path: options.path, noSync: false });
+    this.claims = new RecordTable({ path: claimsPath, noSync: this.claimsInMemory });
     this.ttlMs = options.ttlSeconds * 1000;
     this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
     this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
@@ -75,11 +74,12 @@ export class IdempotencyStore {
   }
 
   /**
-   * The live record for a key; an expired one reads as absent whether or not it was swept.
+   * The live record for a key, its answer before its claim; an expired one reads as absent
+   * whether or not it was swept.
    *
-   * A COMPLETED record never changes until it expires (claims replace only expired records;
-   * complete, release and take-over touch only IN_FLIGHT ones), whichever process writes: so
-   * this process keeps the ones it read and answers replays of them without reading LMDB.
+   * A COMPLETED record never changes until it expires (answers are written once, only where
+   * none is live), whichever process writes: so this process keeps the ones it read and answers
+   * replays of them without reading LMDB.
    */
   get(key: string): IdempotencyRecord | undefined {
     const now = this.now();
@@ -88,33 +88,28 @@ export class IdempotencyStore {
       if (kept.expiresAt > now) return kept;
       this.completed.delete(key);
     }
-    const record = this.records.get(key);
-    if (!record || record.expiresAt <= now) return undefined;
-    if (record.status === 'COMPLETED') this.keep(key, record);
-    return record;
+    return this.answerOf(key, now) ?? this.liveClaim(key, now);
   }
 
   /**
    * Inserts an IN_FLIGHT record and its expiry entry in one conditional write, only if the key
    * is absent. An expired leftover is replaced inside one write transaction that re-reads it.
+   * Then the answers are read: an answer stored since the caller looked wins, and the claim
+   * is withdrawn.
    */
   async claim(key: string, fingerprint: string, rawDigest = ''): Promise<ClaimResult> {
     const now = this.now();
     const record = this.newClaim(fingerprint, rawDigest, now);
-    const inserted = await this.records.ifNoExists(key, () => {
-      void this.records.put(key, record);
-      void this.expiry.put([record.expiresAt, key], true);
-    });
-    if (inserted) return { outcome: 'claimed', claimId: record.owner.claimId };
-
-    return this.records.transaction((): ClaimResult => {
-      const existing = this.records.get(key);
-      if (existing && existing.expiresAt > now) return { outcome: 'exists', record: existing };
-      if (existing) void this.expiry.remove([existing.expiresAt, key]);
-      void this.records.put(key, record);
-      void this.expiry.put([record.expiresAt, key], true);
-      return { outcome: 'claimed', claimId: record.owner.claimId };
-    });
+    const inserted = await this.claims.insertIfAbsent(key, record);
+    const result = inserted
+      ? ({ outcome: 'claimed', claimId: record.owner.claimId } as const)
+      : await this.claims.transaction((): ClaimResult => {
+          const existing = this.claims.get(key);
+          if (existing && existing.expiresAt > now) return { outcome: 'exists', record: existing };
+          this.claims.put(key, record, existing);
+          return { outcome: 'claimed', claimId: record.owner.claimId };
+        });
+    return this.unlessAnswered(key, result);
   }
 
   /**
@@ -123,10 +118,10 @@ export class IdempotencyStore {
    * re-attach to the work by its deterministic identity (the workflow ID), never assume that
    * nothing was started.
    */
-  takeOver(key: string, staleClaimId: string): Promise<ClaimResult> {
+  async takeOver(key: string, staleClaimId: string): Promise<ClaimResult> {
     const now = this.now();
-    return this.records.transaction((): ClaimResult => {
-      const existing = this.records.get(key);
+    const result = await this.claims.transaction((): ClaimResult => {
+      const existing = this.claims.get(key);
       if (
         existing?.status !== 'IN_FLIGHT' ||
         existing.owner.claimId !== staleClaimId ||
@@ -135,77 +130,71 @@ export class IdempotencyStore {
         return existing ? { outcome: 'exists', record: existing } : { outcome: 'lost' };
       }
       const claimId = this.nextClaimId();
-      void this.records.put(key, {
+      this.claims.put(key, {
         ...existing,
         owner: { pid: process.pid, claimId },
         leaseUntil: now + this.leaseMs,
       });
       return { outcome: 'claimed', claimId };
     });
+    return this.unlessAnswered(key, result);
   }
 
-  /** Stores the final response, only if our claim still holds; waits for the flush to disk. */
+  /**
+   * Stores the final response, only if our claim still holds and no answer is live; waits for
+   * the flush to disk, then removes the claim.
+   */
   async complete(key: string, claimId: string, response: StoredResponse): Promise<boolean> {
-    const done = await this.records.transaction(() => {
-      const existing = this.records.get(key);
-      if (existing?.status !== 'IN_FLIGHT' || existing.owner.claimId !== claimId) return false;
-      const completed: CompletedRecord = {
-        status: 'COMPLETED',
-        fingerprint: existing.fingerprint,
-        rawDigest: existing.rawDigest,
-        owner: existing.owner,
-        createdAt: existing.createdAt,
-        expiresAt: existing.expiresAt,
-        response,
-      };
-      void this.records.put(key, completed);
+    const claim = this.claims.get(key);
+    if (claim?.status !== 'IN_FLIGHT' || claim.owner.claimId !== claimId) return false;
+    const now = this.now();
+    const completed: CompletedRecord = {
+      status: 'COMPLETED',
+      fingerprint: claim.fingerprint,
+      rawDigest: claim.rawDigest,
+      owner: claim.owner,
+      createdAt: claim.createdAt,
+      expiresAt: claim.expiresAt,
+      response,
+    };
+    // First answer wins: a finisher that lost its claim to a takeover cannot overwrite the
+    // answer of the claimant that replaced it, nor that one a late finisher's.
+    const stored = await this.answers.transaction(() => {
+      const existing = this.answers.get(key);
+      if (existing && existing.status === 'COMPLETED' && existing.expiresAt > now) return false;
+      this.answers.put(key, completed, existing);
       return true;
     });
-    if (done) await this.root.flushed;
-    return done;
+    if (stored) await this.answers.root.flushed;
+    await this.release(key, claimId);
+    return stored;
   }
 
   /** Drops our IN_FLIGHT claim so a retry can proceed; a newer claim is left untouched. */
   release(key: string, claimId: string): Promise<boolean> {
-    return this.records.transaction(() => {
-      const existing = this.records.get(key);
+    return this.claims.transaction(() => {
+      const existing = this.claims.get(key);
       if (existing?.status !== 'IN_FLIGHT' || existing.owner.claimId !== claimId) return false;
-      void this.records.remove(key);
-      void this.expiry.remove([existing.expiresAt, key]);
+      this.claims.remove(key, existing);
       return true;
     });
   }
 
   /**
-   * Removes up to `batchSize` expired records, walking the expiry index from its oldest entry
-   * up to now, so it never reads live data. One short write transaction per batch; nothing is
-   * held between batches. An expired IN_FLIGHT record still within its grace is re-indexed at
-   * the end of the grace instead of removed.
+   * Removes up to `batchSize` expired answers and as many expired claims, walking each expiry
+   * index from its oldest entry, one short write transaction each. An expired claim still
+   * within its grace is re-indexed at the end of the grace instead of removed.
    */
-  sweep(batchSize = 1_000): Promise<SweepResult> {
+  async sweep(batchSize = 1_000): Promise<SweepResult> {
     const now = this.now();
-    return this.records.transaction((): SweepResult => {
-      let removed = 0;
-      let deferred = 0;
-      let seen = 0;
-      for (const indexKey of this.expiry.getKeys({ end: [now], limit: batchSize })) {
-        seen++;
-        const [expiresAt, key] = indexKey;
-        void this.expiry.remove(indexKey);
-        const record = this.records.get(key);
-        if (record?.expiresAt !== expiresAt) continue;
-        const keepUntil = record.status === 'IN_FLIGHT' ? record.leaseUntil + this.graceMs : 0;
-        if (keepUntil > now) {
-          void this.records.put(key, { ...record, expiresAt: keepUntil });
-          void this.expiry.put([keepUntil, key], true);
-          deferred++;
-        } else {
-          void this.records.remove(key);
-          removed++;
-        }
-      }
-      return { removed, deferred, more: seen === batchSize };
-    });
+    const keepUntil = (record: InFlightRecord) => record.leaseUntil + this.graceMs;
+    const answers = await this.answers.sweep(now, batchSize, keepUntil);
+    const claims = await this.claims.sweep(now, batchSize, keepUntil);
+    return {
+      removed: answers.removed + claims.removed,
+      deferred: answers.deferred + claims.deferred,
+      more: answers.more || claims.more,
+    };
   }
 
   /** Sweeps until nothing expired remains; for the periodic sweeper. */
@@ -219,23 +208,48 @@ export class IdempotencyStore {
     }
   }
 
-  /** Counts and sizes, for metrics, readiness and the benchmark; all O(1) reads. */
+  /** Counts and sizes of both environments together, for metrics, readiness and benchmarks. */
   stats(): StoreStats {
-    const env = this.root.getStats() as {
-      pageSize: number;
-      lastPageNumber: number;
-      mapSize: number;
-    };
+    const answers = this.answers.stats();
+    const claims = this.claims.stats();
     return {
-      records: this.records.getCount(),
-      indexEntries: this.expiry.getCount(),
-      usedBytes: (env.lastPageNumber + 1) * env.pageSize,
-      mapBytes: env.mapSize,
+      records: answers.records + claims.records,
+      indexEntries: answers.indexEntries + claims.indexEntries,
+      usedBytes: answers.usedBytes + claims.usedBytes,
+      mapBytes: answers.mapBytes + claims.mapBytes,
+      claims: claims.records,
+      claimsUsedBytes: claims.usedBytes,
     };
   }
 
   async close(): Promise<void> {
-    await this.root.close();
+    await Promise.all([this.answers.close(), this.claims.close()]);
+  }
+
+  /**
+   * A claim only stands if no answer is live: one may have been stored between the caller's
+   * read and the claim (its claim removed just before ours), or before the machine restarted
+   * and emptied the claims. Read from a fresh snapshot, after the claim was written.
+   */
+  private async unlessAnswered(key: string, result: ClaimResult): Promise<ClaimResult> {
+    this.answers.refresh();
+    const answer = this.answerOf(key, this.now());
+    if (!answer) return result;
+    if (result.outcome === 'claimed') await this.release(key, result.claimId);
+    return { outcome: 'exists', record: answer };
+  }
+
+  private answerOf(key: string, now: number): CompletedRecord | undefined {
+    const record = this.answers.get(key);
+    // Only answers are written here; a claim found here predates the split and is ignored.
+    if (record?.status !== 'COMPLETED' || record.expiresAt <= now) return undefined;
+    this.keep(key, record);
+    return record;
+  }
+
+  private liveClaim(key: string, now: number): IdempotencyRecord | undefined {
+    const record = this.claims.get(key);
+    return record && record.expiresAt > now ? record : undefined;
   }
 
   private nextClaimId(): string {
@@ -244,6 +258,7 @@ export class IdempotencyStore {
   }
 
   private keep(key: string, record: CompletedRecord): void {
+    if (this.completed.has(key)) return;
     this.completed.set(key, record);
     if (this.completed.size > this.completedCacheSize) {
       const oldest = this.completed.keys().next();

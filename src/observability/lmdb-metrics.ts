@@ -17,7 +17,7 @@ export function createLmdbGauges(registry: Registry) {
   const read = () => source?.stats();
   new Gauge({
     name: 'galang_lmdb_entries',
-    help: 'Entries in the idempotency store, by database (records, expiry index)',
+    help: 'Entries in the idempotency store, by database (records, expiry index; claims: the records in flight)',
     labelNames: ['db'] as const,
     registers: [registry],
     collect() {
@@ -25,11 +25,21 @@ export function createLmdbGauges(registry: Registry) {
       if (!stats) return;
       this.set({ db: 'records' }, stats.records);
       this.set({ db: 'expiry' }, stats.indexEntries);
+      this.set({ db: 'claims' }, stats.claims);
+    },
+  });
+  new Gauge({
+    name: 'galang_lmdb_claims_used_bytes',
+    help: "Bytes in use of the claims' LMDB environment, which lives in shared memory (/dev/shm)",
+    registers: [registry],
+    collect() {
+      const stats = read();
+      if (stats) this.set(stats.claimsUsedBytes);
     },
   });
   new Gauge({
     name: 'galang_lmdb_used_bytes',
-    help: 'Bytes of the LMDB data file in use (pages up to the last one written)',
+    help: 'Bytes of the LMDB data files in use, answers and claims (pages up to the last one written)',
     registers: [registry],
     collect() {
       const stats = read();

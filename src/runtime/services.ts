@@ -33,6 +33,7 @@ export interface ApiHandle extends Running {
 export function openIdempotencyStore(config: Config): IdempotencyStore {
   return new IdempotencyStore({
     path: config.lmdbPath,
+    claimsPath: config.lmdbClaimsPath,
     ttlSeconds: config.idempotencyTtlSeconds,
     leaseSeconds: config.idempotencyLeaseSeconds,
   });

@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  defaultClaimsPath,
+  isMemoryBacked,
+  prepareClaimsDir,
+  removeStoreFiles,
+} from '../../src/idempotency/claims-location';
 import { IdempotencyStore } from '../../src/idempotency/idempotency-store';
 
 const response = { statusCode: 202, headers: { 'content-type': 'application/json' }, body: '{}' };
@@ -18,7 +24,7 @@ describe('LMDB idempotency store', () => {
   });
   afterEach(async () => {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeStoreFiles(dir);
   });
 
   it('claims a key once; the second claimant sees the in-flight record', async () => {
@@ -90,7 +96,7 @@ describe('LMDB idempotency sweeper', () => {
   });
   afterEach(async () => {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeStoreFiles(dir);
   });
 
   async function completed(key: string) {
@@ -136,6 +142,97 @@ describe('LMDB idempotency sweeper', () => {
     const racers = await Promise.all([1, 2, 3].map(() => store.takeOver('k', claim.claimId)));
     expect(racers.filter((r) => r.outcome === 'claimed')).toHaveLength(1);
     expect(await store.complete('k', claim.claimId, response)).toBe(false);
+  });
+});
+
+describe('LMDB claims in memory, answers on disk', () => {
+  it('keeps answers and forgets claims when the machine restarts (the claims are emptied)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-restart-'));
+    const claimsPath = defaultClaimsPath(dir);
+    const open = () => new IdempotencyStore({ path: dir, ttlSeconds: 86_400 });
+    let store = open();
+    try {
+      expect(store.claimsInMemory).toBe(isMemoryBacked('/dev/shm'));
+      const done = await store.claim('answered', 'fp');
+      if (done.outcome !== 'claimed') throw new Error('not claimed');
+      await store.complete('answered', done.claimId, response);
+      await store.claim('in-flight', 'fp');
+      expect(store.stats()).toMatchObject({ records: 2, claims: 1 });
+      await store.close();
+      rmSync(claimsPath, { recursive: true, force: true });
+
+      store = open();
+      expect(store.get('answered')).toMatchObject({ status: 'COMPLETED', response });
+      expect(store.get('in-flight')).toBeUndefined();
+      // A new claim of an answered key finds the answer and withdraws itself.
+      expect(await store.claim('answered', 'fp')).toMatchObject({
+        outcome: 'exists',
+        record: { status: 'COMPLETED' },
+      });
+      expect(await store.claim('in-flight', 'fp')).toMatchObject({ outcome: 'claimed' });
+      expect(store.stats()).toMatchObject({ records: 2, claims: 1 });
+    } finally {
+      await store.close();
+      removeStoreFiles(dir);
+    }
+  });
+
+  it('lets an answer stored after a caller looked win over its claim', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-race-'));
+    const store = new IdempotencyStore({ path: dir, ttlSeconds: 86_400 });
+    try {
+      const first = await store.claim('k', 'fp');
+      if (first.outcome !== 'claimed') throw new Error('not claimed');
+      expect(store.get('k')?.status).toBe('IN_FLIGHT');
+      // The first claimant completes: its answer is stored and its claim removed, so the
+      // conditional insert of a second claim succeeds; the answer must still decide.
+      await store.complete('k', first.claimId, response);
+      expect(await store.claim('k', 'fp')).toMatchObject({
+        outcome: 'exists',
+        record: { status: 'COMPLETED' },
+      });
+      expect(store.stats().claims).toBe(0);
+      // A late finisher of the withdrawn claim cannot store a second answer.
+      expect(await store.complete('k', first.claimId, { ...response, body: '{"late":1}' })).toBe(
+        false,
+      );
+      expect(store.get('k')).toMatchObject({ response });
+    } finally {
+      await store.close();
+      removeStoreFiles(dir);
+    }
+  });
+
+  it('flushes claims kept on disk where there is no memory-backed folder', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-disk-claims-'));
+    // The repository's own folder is on disk wherever the tests run.
+    const claimsPath = mkdtempSync(path.join(__dirname, '../../.data-test-claims-'));
+    const store = new IdempotencyStore({ path: dir, claimsPath, ttlSeconds: 86_400 });
+    try {
+      expect(store.claimsInMemory).toBe(false);
+      expect((await store.claim('k', 'fp')).outcome).toBe('claimed');
+      expect((await store.claim('k', 'fp')).outcome).toBe('exists');
+    } finally {
+      await store.close();
+      removeStoreFiles(dir, claimsPath);
+    }
+  });
+
+  it('names one claims folder per store, and refuses a folder another user made', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-claims-path-'));
+    try {
+      expect(defaultClaimsPath(dir)).toBe(defaultClaimsPath(`${dir}/`));
+      expect(defaultClaimsPath(dir)).not.toBe(defaultClaimsPath(`${dir}-other`));
+      const foreign = path.join(dir, 'foreign');
+      mkdirSync(foreign);
+      // The tests run as root here, which may hand a folder to another user.
+      chownSync(foreign, 65_534, 65_534);
+      expect(() => {
+        prepareClaimsDir(foreign);
+      }).toThrow(/another user/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -186,7 +283,7 @@ describe('LMDB durability', () => {
       });
     } finally {
       await reopened.close();
-      rmSync(dir, { recursive: true, force: true });
+      removeStoreFiles(dir);
     }
   });
 });
@@ -215,7 +312,7 @@ describe('LMDB shared by several processes', () => {
     } finally {
       await child.kill();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      removeStoreFiles(dir);
     }
   });
 });

@@ -96,6 +96,9 @@ describe('metrics', () => {
       }),
     ).toBeGreaterThanOrEqual(1);
     expect(seriesValue(api, 'galang_lmdb_entries', { db: 'records' })).toBe(1);
+    // Its claim moved to the answers when it completed.
+    expect(seriesValue(api, 'galang_lmdb_entries', { db: 'claims' })).toBe(0);
+    expect(seriesValue(api, 'galang_lmdb_claims_used_bytes')).toBeGreaterThan(0);
     expect(seriesValue(api, 'galang_lmdb_used_bytes')).toBeGreaterThan(0);
     expect(seriesValue(api, 'galang_lmdb_map_bytes')).toBeGreaterThan(0);
 

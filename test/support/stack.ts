@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { rmSync } from 'node:fs';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { DEV_SIMULATOR_SECRET, loadConfig } from '../../src/config/config';
@@ -9,6 +8,7 @@ import type { Config } from '../../src/config/config';
 import { createDatabase } from '../../src/db/database';
 import type { Db } from '../../src/db/database';
 import { buildApp } from '../../src/http/app';
+import { removeStoreFiles } from '../../src/idempotency/claims-location';
 import { IdempotencyStore } from '../../src/idempotency/idempotency-store';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
@@ -99,7 +99,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const db = createDatabase({ connectionString: config.databaseUrl, max: 5 });
   const redis = new Redis(config.redisUrl, { keyPrefix: config.redisKeyPrefix });
-  const store = new IdempotencyStore({ path: lmdbDir, ttlSeconds: config.idempotencyTtlSeconds });
+  const store = new IdempotencyStore({
+    path: lmdbDir,
+    claimsPath: config.lmdbClaimsPath,
+    ttlSeconds: config.idempotencyTtlSeconds,
+  });
   const simulator = new PaymentSimulator({
     webhookUrl: 'http://127.0.0.1:1/unset',
     webhookSecret: DEV_SIMULATOR_SECRET,
@@ -231,7 +235,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await store.close();
       redis.disconnect();
       await db.destroy();
-      rmSync(lmdbDir, { recursive: true, force: true });
+      removeStoreFiles(lmdbDir, config.lmdbClaimsPath);
     },
   };
 }
