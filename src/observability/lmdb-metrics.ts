@@ -28,33 +28,32 @@ export function createLmdbGauges(registry: Registry) {
       this.set({ db: 'claims' }, stats.claims);
     },
   });
-  new Gauge({
-    name: 'galang_lmdb_claims_used_bytes',
-    help: "Bytes in use of the claims' LMDB environment, which lives in shared memory (/dev/shm)",
-    registers: [registry],
-    collect() {
-      const stats = read();
-      if (stats) this.set(stats.claimsUsedBytes);
-    },
-  });
-  new Gauge({
-    name: 'galang_lmdb_used_bytes',
-    help: 'Bytes of the LMDB data files in use, answers and claims (pages up to the last one written)',
-    registers: [registry],
-    collect() {
-      const stats = read();
-      if (stats) this.set(stats.usedBytes);
-    },
-  });
-  new Gauge({
-    name: 'galang_lmdb_map_bytes',
-    help: 'Current LMDB map size: how far the data file may grow before LMDB remaps it',
-    registers: [registry],
-    collect() {
-      const stats = read();
-      if (stats) this.set(stats.mapBytes);
-    },
-  });
+  // Each a number of the store's statistics, read when Prometheus scrapes.
+  const statGauge = (name: string, help: string, pick: (stats: StoreStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = read();
+        if (stats) this.set(pick(stats));
+      },
+    });
+  statGauge(
+    'galang_lmdb_claims_used_bytes',
+    "Bytes in use of the claims' LMDB environment, which lives in shared memory (/dev/shm)",
+    (stats) => stats.claimsUsedBytes,
+  );
+  statGauge(
+    'galang_lmdb_used_bytes',
+    'Bytes of the LMDB data files in use, answers and claims (pages up to the last one written)',
+    (stats) => stats.usedBytes,
+  );
+  statGauge(
+    'galang_lmdb_map_bytes',
+    'Current LMDB map size: how far the data file may grow before LMDB remaps it',
+    (stats) => stats.mapBytes,
+  );
   return {
     /** Reports this store's statistics from now on. */
     watch(store: StoreStatsSource): void {
