@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config/config';
+import { defaultClaimsPath } from '../../src/idempotency/claims-location';
 
 describe('configuration', () => {
   it('has defaults that work on a developer machine, and is frozen', () => {
@@ -40,6 +41,14 @@ describe('configuration', () => {
 
   it('keeps idempotency records for at least 24 hours', () => {
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '60' })).toThrow(/IDEMPOTENCY_TTL/);
+  });
+
+  it('puts the idempotency claims where every process of the store finds them', () => {
+    const config = loadConfig({ LMDB_PATH: '/var/lib/galang/idempotency' });
+    expect(config.lmdbClaimsPath).toBe(defaultClaimsPath('/var/lib/galang/idempotency'));
+    expect(loadConfig({ LMDB_CLAIMS_PATH: '/run/galang/claims' }).lmdbClaimsPath).toBe(
+      '/run/galang/claims',
+    );
   });
 });
 
