@@ -141,8 +141,9 @@ export class IdempotencyStore {
   }
 
   /**
-   * Stores the final response, only if our claim still holds and no answer is live; waits for
-   * the flush to disk, then removes the claim.
+   * Stores the final response if our claim still holds and no answer is live; waits for the
+   * flush to disk, then removes the claim. The claim is read, not locked (it lives in the other
+   * environment): what keeps a late finisher from overwriting is that an answer is written once.
    */
   async complete(key: string, claimId: string, response: StoredResponse): Promise<boolean> {
     const claim = this.claims.get(key);
@@ -157,8 +158,8 @@ export class IdempotencyStore {
       expiresAt: claim.expiresAt,
       response,
     };
-    // First answer wins: a finisher that lost its claim to a takeover cannot overwrite the
-    // answer of the claimant that replaced it, nor that one a late finisher's.
+    // First answer wins: of a finisher that lost its claim to a take-over and the claimant that
+    // replaced it, whichever stores first is the answer; the other's `complete` returns false.
     const stored = await this.answers.transaction(() => {
       const existing = this.answers.get(key);
       if (existing && existing.status === 'COMPLETED' && existing.expiresAt > now) return false;
