@@ -83,11 +83,6 @@ export class IdempotencyStore {
    */
   get(key: string): IdempotencyRecord | undefined {
     const now = this.now();
-    const kept = this.completed.get(key);
-    if (kept) {
-      if (kept.expiresAt > now) return kept;
-      this.completed.delete(key);
-    }
     return this.answerOf(key, now) ?? this.liveClaim(key, now);
   }
 
@@ -240,7 +235,13 @@ export class IdempotencyStore {
     return { outcome: 'exists', record: answer };
   }
 
+  /** The live answer: this process's copy if it keeps one (the same object every time), else LMDB's. */
   private answerOf(key: string, now: number): CompletedRecord | undefined {
+    const kept = this.completed.get(key);
+    if (kept) {
+      if (kept.expiresAt > now) return kept;
+      this.completed.delete(key);
+    }
     const record = this.answers.get(key);
     // Only answers are written here; a claim found here predates the split and is ignored.
     if (record?.status !== 'COMPLETED' || record.expiresAt <= now) return undefined;
@@ -259,7 +260,6 @@ export class IdempotencyStore {
   }
 
   private keep(key: string, record: CompletedRecord): void {
-    if (this.completed.has(key)) return;
     this.completed.set(key, record);
     if (this.completed.size > this.completedCacheSize) {
       const oldest = this.completed.keys().next();

@@ -1,6 +1,6 @@
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
-import type { IdempotencyRecord, SweepResult } from './idempotency-record';
+import type { IdempotencyRecord, StoreStats, SweepResult } from './idempotency-record';
 
 type ExpiryKey = [number, string];
 
@@ -110,7 +110,7 @@ export class RecordTable {
   }
 
   /** Counts and sizes; all O(1) reads. */
-  stats(): { records: number; indexEntries: number; usedBytes: number; mapBytes: number } {
+  stats(): Omit<StoreStats, 'claims' | 'claimsUsedBytes'> {
     const env = this.root.getStats() as {
       pageSize: number;
       lastPageNumber: number;
