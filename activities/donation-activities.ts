@@ -18,7 +18,7 @@ import type {
   PaymentSnapshot,
   ProviderRegistry,
 } from '../src/providers/payment-provider';
-import { FailureType } from '../workflows/failure-types';
+import { FailureType } from '../workflows/contracts';
 import type { PaymentEvent } from '../workflows/payment-event';
 
 export interface DonationActivityDeps {

@@ -17,10 +17,10 @@ import type { DonationActivities } from '../activities';
 import type { DonationStatus } from '../src/db/schema';
 import type { DonationInput } from '../src/donations/donation';
 import type { PaymentAction } from '../src/providers/payment-provider';
-import { FailureType, nonRetryableErrorTypes } from './failure-types';
+import { FailureType, nonRetryableErrorTypes } from './contracts';
 import { isSettled, reducePayment } from './payment-event';
 import type { PaymentEvent, PaymentStatus } from './payment-event';
-import { DonationStatusAttribute } from './search-attributes';
+import { DonationStatusAttribute } from './contracts';
 
 /** A provider notification, delivered by the webhook intake. */
 export const paymentEventSignal = defineSignal<[PaymentEvent]>('paymentEvent');

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DonationActivities } from '../activities';
 import type { ReversalResult } from '../src/donations/donation-repository';
-import { nonRetryableErrorTypes } from './failure-types';
+import { nonRetryableErrorTypes } from './contracts';
 
 export interface ReversalInput {
   donationId: string;

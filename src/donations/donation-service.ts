@@ -19,8 +19,8 @@ import {
   CampaignIdAttribute,
   DonationStatusAttribute,
   ProviderAttribute,
-} from '../../workflows/search-attributes';
-import { FailureType } from '../../workflows/failure-types';
+} from '../../workflows/contracts';
+import { FailureType } from '../../workflows/contracts';
 import type { DonationState, PaymentActionResult } from '../../workflows';
 import type { donationWorkflow } from '../../workflows';
 

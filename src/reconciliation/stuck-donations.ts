@@ -7,7 +7,7 @@ import {
   CampaignIdAttribute,
   DonationStatusAttribute,
   ProviderAttribute,
-} from '../../workflows/search-attributes';
+} from '../../workflows/contracts';
 import type { donationWorkflow } from '../../workflows';
 
 export interface StuckDonationsDeps {

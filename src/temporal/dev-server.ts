@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { searchAttributeNames } from '../../workflows/search-attributes';
+import { searchAttributeNames } from '../../workflows/contracts';
 
 /**
  * The Temporal CLI's dev server (server + Web UI in one binary), which is what runs Temporal on a

@@ -1,4 +1,4 @@
-import { CampaignIdAttribute, DonationStatusAttribute } from '../../../workflows/search-attributes';
+import { CampaignIdAttribute, DonationStatusAttribute } from '../../../workflows/contracts';
 import { json, table } from '../format';
 import { ExitCode, integerValue, jsonOption, stringValue } from '../ops-command';
 import type { OpsCommand } from '../ops-command';

@@ -1,0 +1,33 @@
+/** A campaign total that drifted from its ledger, before and after the repair. */
+export interface CampaignRepair {
+  campaignId: string;
+  before: { amount: number; count: number; version: number };
+  after: { amount: number; count: number; version: number };
+}
+
+export interface TotalsResult {
+  campaignsChecked: number;
+  driftCampaigns: number;
+  repaired: CampaignRepair[];
+  /** Campaigns whose total moved between reading and repairing: the next run looks again. */
+  skipped: string[];
+}
+
+/** What reconciliation does, or would do, about one overdue donation. */
+export interface StuckDecision {
+  donationId: string;
+  workflowId: string;
+  status: string;
+  /** The workflow's state: `not-found` (never started, or its history is gone) or its status. */
+  workflow: string;
+  action: 'hand-back' | 'leave' | 'late-payment';
+  reason: string;
+}
+
+/** What a reconciliation run did; the workflow's result and the ops CLI's output. */
+export interface ReconciliationReport extends TotalsResult {
+  runId: string;
+  workflowId: string;
+  stuckRestarted: StuckDecision[];
+  inboxRedelivered: number;
+}

@@ -1,0 +1,61 @@
+import { defineSignal } from '@temporalio/workflow';
+import type { DonationStatus } from './donation-status';
+import type { DisputeEvent, PaymentEvent, RefundEvent } from './provider-events';
+
+/** The payment a reversal or a late payment is about, as Postgres knows it. */
+export interface PaymentRef {
+  donationId: string;
+  campaignId: string;
+  provider: string;
+  providerReference: string;
+  /** Check every event with the provider's status API before acting (Midtrans, Xendit). */
+  verifyWithProvider: boolean;
+}
+
+/** Follows one provider refund or dispute to its end and posts its ledger entries once. */
+export interface ReversalInput extends PaymentRef {
+  event: RefundEvent | DisputeEvent;
+}
+
+/** A later notification about the same refund or dispute (signal-with-start). */
+export const reversalEventSignal = defineSignal<[RefundEvent | DisputeEvent]>('reversalEvent');
+
+export type ReversalOutcome =
+  /** Every entry the provider's outcome calls for is in the ledger. */
+  | 'posted'
+  /** The provider did not move money (refund denied or failed): nothing to post. */
+  | 'no-money-moved'
+  /** The money cannot be matched to credited money: an operator must look. */
+  | 'needs-review';
+
+export interface ReversalResult {
+  outcome: ReversalOutcome;
+  donationStatus: DonationStatus;
+}
+
+/** An operator's refund: asked of the provider once, then followed like any other refund. */
+export interface RefundRequestInput extends PaymentRef {
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  reason: string;
+  /** Derived from the operator's Idempotency-Key; part of the provider's idempotency key. */
+  requestKey: string;
+}
+
+export interface RefundRequestResult {
+  refundId: string;
+  reversal: ReversalResult;
+}
+
+/** A PAID that arrived after its donation was closed. */
+export interface LatePaymentInput extends PaymentRef {
+  event: PaymentEvent;
+}
+
+export type LatePaymentOutcome = 'credited' | 'refunded' | 'not-paid' | 'needs-review';
+
+export interface LatePaymentResult {
+  outcome: LatePaymentOutcome;
+  donationStatus: DonationStatus;
+}

@@ -1,0 +1,33 @@
+/**
+ * Workflow and update IDs, all derived from the donation (and the provider's own ids), never
+ * from a run: every retry, redelivery, hand-back or double click meets the same execution.
+ */
+
+/** The one workflow of a donation; operators see it in the Temporal UI. */
+export function donationWorkflowId(donationId: string): string {
+  return `donation-${donationId}`;
+}
+
+/** The edge's early-return update: a retried request attaches to the update already running. */
+export function paymentActionUpdateId(donationId: string): string {
+  return `payment-action-${donationId}`;
+}
+
+/** One reversal per provider refund or dispute: its ledger entries are keyed the same way. */
+export function reversalWorkflowId(
+  donationId: string,
+  kind: 'refund' | 'dispute',
+  externalId: string,
+): string {
+  return `reversal-${donationId}-${kind}-${externalId}`;
+}
+
+/** One operator refund request; `requestKey` comes from the operator's Idempotency-Key. */
+export function refundRequestWorkflowId(donationId: string, requestKey: string): string {
+  return `refund-request-${donationId}-${requestKey}`;
+}
+
+/** The one follow-up of a payment that succeeded after its donation was closed. */
+export function latePaymentWorkflowId(donationId: string): string {
+  return `late-payment-${donationId}`;
+}

@@ -1,0 +1,28 @@
+import type { ReconciliationReport } from './reconciliation';
+import type { DonationInput, DonationOutcome } from './donation-workflow';
+import type {
+  LatePaymentInput,
+  LatePaymentResult,
+  RefundRequestInput,
+  RefundRequestResult,
+  ReversalInput,
+  ReversalResult,
+} from './reversal-workflows';
+
+/**
+ * Every workflow's registered name and signature. Clients start workflows by these names with
+ * these types, so nothing outside `workflows/` imports a workflow implementation.
+ */
+export const WorkflowType = {
+  donation: 'donationWorkflow',
+  reversal: 'reversalWorkflow',
+  refundRequest: 'refundRequestWorkflow',
+  latePayment: 'latePaymentWorkflow',
+  reconciliation: 'reconciliationWorkflow',
+} as const;
+
+export type DonationWorkflow = (input: DonationInput) => Promise<DonationOutcome>;
+export type ReversalWorkflow = (input: ReversalInput) => Promise<ReversalResult>;
+export type RefundRequestWorkflow = (input: RefundRequestInput) => Promise<RefundRequestResult>;
+export type LatePaymentWorkflow = (input: LatePaymentInput) => Promise<LatePaymentResult>;
+export type ReconciliationWorkflow = () => Promise<ReconciliationReport>;
