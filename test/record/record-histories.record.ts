@@ -9,6 +9,7 @@ import {
   latePaymentWorkflowId,
   refundRequestWorkflowId,
   reversalWorkflowId,
+  WorkflowType,
 } from '../../workflows/contracts';
 import { clientAScope, postDonation, waitForStatus } from '../support/donations';
 import {
@@ -69,7 +70,7 @@ describe('record workflow histories', () => {
       await waitForStatus(stack, confirmed, 'PARTIALLY_REFUNDED');
       const refundId = (stack.simulator.paymentByReference(confirmed)?.refunds ?? [])[0]?.id ?? '';
       const requests = stack.temporal.workflow.list({
-        query: `WorkflowType = 'refundRequestWorkflow'`,
+        query: `WorkflowType = '${WorkflowType.refundRequest}'`,
       });
       for await (const request of requests) {
         if (request.workflowId.startsWith(refundRequestWorkflowId(confirmed, ''))) {
