@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import formbody from '@fastify/formbody';
 
 /**
  * Loopback stand-ins for the hosted payment APIs, following their documented request and
@@ -150,73 +149,5 @@ export async function fakeXendit(secretKey: string): Promise<FakeGateway> {
   });
 }
 
-/** Stripe: form-encoded POSTs with Idempotency-Key; /v1/payment_intents, /v1/refunds. */
-export async function fakeStripe(secretKey: string): Promise<FakeGateway> {
-  const app = Fastify();
-  await app.register(formbody);
-  const intents = new Map<string, Record<string, unknown>>();
-  const idempotent = new Map<string, unknown>();
-  const charges = new Map<string, number>();
-  const refunds = new Map<string, number>();
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.authorization !== `Bearer ${secretKey}`) {
-      return reply.code(401).send({ error: { type: 'invalid_request_error' } });
-    }
-  });
-  const once = (key: unknown, counter: Map<string, number>, make: () => unknown) => {
-    const k = String(key);
-    if (!idempotent.has(k)) {
-      idempotent.set(k, make());
-      counter.set(k, (counter.get(k) ?? 0) + 1);
-    }
-    return idempotent.get(k);
-  };
-  app.post('/v1/payment_intents', async (request) =>
-    once(request.headers['idempotency-key'], charges, () => {
-      const form = request.body as Record<string, string>;
-      const id = `pi_${randomUUID().replace(/-/g, '')}`;
-      const intent = {
-        id,
-        object: 'payment_intent',
-        amount: Number(form.amount),
-        currency: form.currency,
-        status: 'requires_payment_method',
-        client_secret: `${id}_secret_x`,
-        metadata: { donation_id: form['metadata[donation_id]'] },
-      };
-      intents.set(id, intent);
-      return intent;
-    }),
-  );
-  app.get<{ Params: { id: string } }>(
-    '/v1/payment_intents/:id',
-    async (request, reply) =>
-      intents.get(request.params.id) ??
-      reply.code(404).send({ error: { code: 'resource_missing' } }),
-  );
-  app.post<{ Params: { id: string } }>('/v1/payment_intents/:id/cancel', async (request, reply) => {
-    const intent = intents.get(request.params.id);
-    if (!intent) return reply.code(404).send({ error: { code: 'resource_missing' } });
-    if (intent.status === 'succeeded') {
-      return reply.code(400).send({ error: { code: 'payment_intent_unexpected_state' } });
-    }
-    intent.status = 'canceled';
-    return intent;
-  });
-  app.post('/v1/refunds', async (request) =>
-    once(request.headers['idempotency-key'], refunds, () => ({
-      id: `re_${randomUUID()}`,
-      object: 'refund',
-      status: 'succeeded',
-      ...(request.body as object),
-    })),
-  );
-  return listen(app, {
-    charges,
-    refunds,
-    set: (id, status) => {
-      const intent = intents.get(id);
-      if (intent) intent.status = status;
-    },
-  });
-}
+export { fakeStripe } from './fake-stripe';
+export type { FakeStripe } from './fake-stripe';
