@@ -5,6 +5,9 @@ import {
   STRIPE_API_VERSION,
   createStripeProvider,
 } from '../../src/providers/stripe/stripe-provider';
+import { createMidtransProvider } from '../../src/providers/midtrans/midtrans-provider';
+import { fakeMidtrans } from '../support/fake-midtrans';
+import type { FakeMidtrans } from '../support/fake-midtrans';
 import { fakeStripe } from '../support/fake-stripe';
 import type { FakeStripe } from '../support/fake-stripe';
 
@@ -188,5 +191,133 @@ describe('stripe adapter against the fake Stripe API', () => {
       'won:WON',
       'lost:LOST',
     ]);
+  });
+});
+
+/**
+ * The Midtrans adapter against a loopback Core API that answers as docs.midtrans.com documents
+ * it, edge cases included: 406 for a repeated order or refund_key, 407 for an expired
+ * transaction, 412 for a status that can no longer change, 202 for a refund the bank denies.
+ */
+describe('midtrans adapter against the fake Core API', () => {
+  const SERVER_KEY = 'SB-Mid-server-fake';
+  let fake: FakeMidtrans;
+  let midtrans: PaymentProvider;
+  beforeAll(async () => {
+    fake = await fakeMidtrans(SERVER_KEY);
+    midtrans = createMidtransProvider({ baseUrl: fake.url, serverKeys: [SERVER_KEY] });
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  const paid = async (amount = 40_000) => {
+    const created = await midtrans.createPayment(payment('qris', amount));
+    fake.set(created.providerReference, 'settlement');
+    return created.providerReference;
+  };
+
+  it('charges an order once: a retry answered 406 reads the transaction instead', async () => {
+    const request = payment('qris');
+    const first = await midtrans.createPayment(request);
+    expect(await midtrans.createPayment(request)).toEqual({
+      ...first,
+      action: expect.objectContaining({ type: 'qr' }) as unknown,
+    });
+    expect(fake.charges.get(request.reference)).toBe(1);
+    expect(first).toMatchObject({ status: 'PENDING', action: { type: 'qr' } });
+    const va = await midtrans.createPayment(payment('bank_transfer'));
+    expect(va.action).toEqual({ type: 'virtual_account', value: 'bca:490526303019299' });
+  });
+
+  it('refuses another currency and an unknown method instead of charging QRIS', async () => {
+    await expect(midtrans.createPayment(payment('qris', 500, 'USD'))).rejects.toBeInstanceOf(
+      ProviderRejected,
+    );
+    await expect(midtrans.createPayment(payment('gopay'))).rejects.toBeInstanceOf(ProviderRejected);
+    expect(fake.charges.size).toBe(2);
+  });
+
+  it('reads an expired transaction (407) as EXPIRED, and cancel answers what it can', async () => {
+    const expired = await midtrans.createPayment(payment('qris'));
+    fake.set(expired.providerReference, 'expire');
+    expect((await midtrans.fetchPayment(expired.providerReference)).status).toBe('EXPIRED');
+    expect(await midtrans.cancel(expired.providerReference)).toMatchObject({
+      accepted: true,
+      payment: { status: 'EXPIRED' },
+    });
+
+    const open = await midtrans.createPayment(payment('qris'));
+    expect(await midtrans.cancel(open.providerReference)).toMatchObject({
+      accepted: true,
+      payment: { status: 'CANCELED' },
+    });
+    const settled = await paid();
+    expect(await midtrans.cancel(settled)).toMatchObject({
+      accepted: false,
+      payment: { status: 'PAID' },
+    });
+  });
+
+  it('refunds with a valid refund_key; a retry answered 406 returns the refund it made', async () => {
+    const id = await paid();
+    await expect(midtrans.refund(refundOf(id, `${id}:refund`, 10_000))).rejects.toBeInstanceOf(
+      ProviderRejected,
+    );
+    fake.refundConfirmation = 'manual';
+    try {
+      const request = refundOf(id, 'don-1-refund-a', 15_000);
+      const first = await midtrans.refund(request);
+      expect(first).toMatchObject({ status: 'PENDING', amount: 15_000 });
+      expect(await midtrans.refund(request)).toEqual(first);
+      expect(fake.refunds.get('don-1-refund-a')).toBe(1);
+      const second = await midtrans.refund(refundOf(id, 'don-1-refund-b', 25_000));
+      fake.confirmRefund(id, first.refundId);
+      expect(await midtrans.fetchPayment(id)).toMatchObject({
+        status: 'PAID',
+        refunds: [
+          { refundId: first.refundId, status: 'SUCCEEDED', amount: 15_000 },
+          { refundId: second.refundId, status: 'PENDING', amount: 25_000 },
+        ],
+      });
+      // The bank-confirmed notification names the newest refund.
+      fake.confirmRefund(id);
+      expect(midtrans.parseWebhook(fake.notification(id), {})).toMatchObject({
+        kind: 'refund',
+        refundId: second.refundId,
+        status: 'SUCCEEDED',
+        providerReference: id,
+      });
+    } finally {
+      fake.refundConfirmation = 'immediate';
+    }
+  });
+
+  it('answers a refund the bank denies (202) as FAILED: the payment stays settled, a retry too', async () => {
+    const id = await paid();
+    fake.refundOutcome = 'denied';
+    try {
+      const request = refundOf(id, 'don-2-refund-a', 40_000);
+      expect(await midtrans.refund(request)).toMatchObject({ status: 'FAILED' });
+      expect(await midtrans.refund(request)).toMatchObject({ status: 'FAILED' });
+      expect(await midtrans.fetchPayment(id)).toMatchObject({ status: 'PAID', refunds: [] });
+    } finally {
+      fake.refundOutcome = 'approved';
+    }
+  });
+
+  it('verifies its notifications with the server key, as the fake signs them', async () => {
+    const id = await paid();
+    expect(midtrans.parseWebhook(fake.notification(id), {})).toMatchObject({
+      kind: 'payment',
+      status: 'PAID',
+      providerReference: id,
+    });
+    fake.set(id, 'chargeback');
+    expect(midtrans.parseWebhook(fake.notification(id), {})).toMatchObject({
+      kind: 'dispute',
+      status: 'LOST',
+      amount: 40_000,
+    });
+    expect((await midtrans.fetchPayment(id)).disputes).toHaveLength(1);
   });
 });
