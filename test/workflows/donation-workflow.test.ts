@@ -51,7 +51,7 @@ describe('donation workflow with stub activities', () => {
       });
     });
     expect(stubs.names()).toEqual(['startPayment', 'confirmDonation']);
-    expect(stubs.argsOf('confirmDonation')).toEqual([[input.donationId, false]]);
+    expect(stubs.argsOf('confirmDonation')).toEqual([[input.donationId, true]]);
   });
 
   it('reports a duplicate PAID credited even when the local confirm runs again', async () => {
@@ -70,8 +70,8 @@ describe('donation workflow with stub activities', () => {
       await expect(handle.result()).resolves.toMatchObject({ status: 'CONFIRMED', credited: true });
     });
     expect(stubs.argsOf('confirmDonation')).toEqual([
-      [input.donationId, false],
-      [input.donationId, false],
+      [input.donationId, true],
+      [input.donationId, true],
     ]);
     expect(stubs.count('failDonation')).toBe(0);
   });
