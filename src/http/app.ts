@@ -27,6 +27,7 @@ import { ReconciliationRepository } from '../reconciliation/reconciliation-repos
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
 import { loggerOptions } from '../observability/logger-options';
+import demoPagePlugin from '../demo-page/demo-page-plugin';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
 import { lazyChildLoggerFactory } from './lazy-child-logger';
@@ -125,6 +126,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }),
   });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
+  if (deps.config.demoPage) {
+    await app.register(demoPagePlugin, {
+      config: deps.config,
+      campaigns,
+      donations,
+      simulatePayments: deps.config.env !== 'production' && deps.defaultProvider === 'simulator',
+    });
+  }
   await app.register(webhookRoutes, {
     intake: new WebhookIntake({
       providers: deps.providers,
