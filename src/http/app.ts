@@ -27,6 +27,8 @@ import { registerReconciliationMetrics } from '../observability/metrics';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
+import { loggerOptions } from '../observability/logger-options';
+import demoPagePlugin from '../demo-page/demo-page-plugin';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
 import { lazyChildLoggerFactory } from './lazy-child-logger';
@@ -48,7 +50,7 @@ export interface AppDependencies {
 
 /** The composition root of the HTTP API: repositories, services, plugins and routes. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const logger = deps.logger ?? { level: deps.config.logLevel };
+  const logger = deps.logger ?? loggerOptions(deps.config);
   const app = Fastify({
     logger,
     // With logging off Fastify hands every request the one null logger, unless a factory is set.
@@ -129,6 +131,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }),
   });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
+  if (deps.config.demoPage) {
+    await app.register(demoPagePlugin, {
+      config: deps.config,
+      campaigns,
+      donations,
+      simulatePayments: deps.config.env !== 'production' && deps.defaultProvider === 'simulator',
+    });
+  }
   await app.register(webhookRoutes, {
     intake: new WebhookIntake({
       providers: deps.providers,

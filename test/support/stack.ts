@@ -58,6 +58,8 @@ export interface StackOptions {
   /** The API's own Postgres URL and Temporal address (a test cuts them through a proxy). */
   apiDatabaseUrl?: string;
   apiTemporalAddress?: string;
+  /** The simulator's port, for an API that calls it at SIMULATOR_URL (the page's "simulate"). */
+  simulatorPort?: number;
   /** Knobs for the whole simulator run. */
   simulator?: SimulatorKnobs;
   /** Treat the simulator like Midtrans or Xendit: confirm paid events with its status API. */
@@ -94,6 +96,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Test files share one database: a stack redelivers only where a test asks it to, or it
     // would deliver other files' rows through its own Temporal connection.
     INBOX_REDELIVERY_INTERVAL_MS: '3600000',
+    ...(options.simulatorPort && { SIMULATOR_URL: `http://127.0.0.1:${options.simulatorPort}` }),
     ...options.env,
   });
 
@@ -110,7 +113,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     autoPayMs: options.autoPayMs ?? 200,
     ...options.simulator,
   });
-  const simulatorUrl = await simulator.listen(0);
+  const simulatorUrl = await simulator.listen(options.simulatorPort ?? 0);
   const simulatorProvider = createSimulatorProvider({
     baseUrl: simulatorUrl,
     webhookSecrets: [DEV_SIMULATOR_SECRET],
