@@ -28,7 +28,6 @@ import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
-import { lazyChildLoggerFactory } from './lazy-child-logger';
 import requestIdPlugin from './request-id';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
@@ -47,11 +46,8 @@ export interface AppDependencies {
 
 /** The composition root of the HTTP API: repositories, services, plugins and routes. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const logger = deps.logger ?? { level: deps.config.logLevel };
   const app = Fastify({
-    logger,
-    // With logging off Fastify hands every request the one null logger, unless a factory is set.
-    ...(logger === false ? {} : { childLoggerFactory: lazyChildLoggerFactory }),
+    logger: deps.logger ?? { level: deps.config.logLevel },
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
