@@ -26,6 +26,7 @@ import { registerReconciliationMetrics } from '../observability/metrics';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
+import { apiBackgroundLoops, runBackgroundLoops } from '../runtime/background-loops';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
 import requestIdPlugin from './request-id';
@@ -120,24 +121,31 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }),
   });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
-  await app.register(webhookRoutes, {
-    intake: new WebhookIntake({
-      providers: deps.providers,
+  const intake = new WebhookIntake({
+    providers: deps.providers,
+    inbox,
+    delivery: new WebhookDelivery({
       inbox,
-      delivery: new WebhookDelivery({
-        inbox,
-        donations,
-        temporal: deps.temporal,
-        taskQueue: deps.config.temporal.taskQueue,
-        metrics: deps.metrics.webhooks,
-      }),
+      donations,
+      temporal: deps.temporal,
+      taskQueue: deps.config.temporal.taskQueue,
       metrics: deps.metrics.webhooks,
-      redeliveryMaxAgeMs:
-        deps.config.reconciliation.intervalSeconds === 0
-          ? undefined
-          : deps.config.reconciliation.graceSeconds * 1000,
     }),
-    redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
+    metrics: deps.metrics.webhooks,
+    redeliveryMaxAgeMs:
+      deps.config.reconciliation.intervalSeconds === 0
+        ? undefined
+        : deps.config.reconciliation.graceSeconds * 1000,
   });
+  await app.register(webhookRoutes, { intake });
+  runBackgroundLoops(
+    app,
+    apiBackgroundLoops({
+      store: deps.idempotencyStore,
+      metrics: deps.metrics.idempotency,
+      intake,
+      redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
+    }),
+  );
   return app;
 }
