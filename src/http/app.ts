@@ -27,6 +27,7 @@ import { ReconciliationRepository } from '../reconciliation/reconciliation-repos
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
 import { apiBackgroundLoops, runBackgroundLoops } from '../runtime/background-loops';
+import drainOnClosePlugin from './drain-on-close';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
 import requestIdPlugin from './request-id';
@@ -54,6 +55,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(requestIdPlugin);
+  await app.register(drainOnClosePlugin);
 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);
