@@ -59,7 +59,9 @@ runEntry('galang', async (config, log, parts) => {
     parts.push(await startApi(config, db));
   }
 
-  const [clientId, secret] = (process.env.API_KEYS ? '' : DEV_API_KEYS).split(':');
+  // The demo key is printed only while it is the one configured (API_KEYS unset).
+  const [clientId = '', demoSecret] = DEV_API_KEYS.split(':');
+  const secret = config.apiKeys.get(clientId) === demoSecret ? demoSecret : undefined;
   const key = `demo-${Date.now()}`;
   say();
   say(`galang is up.`);
