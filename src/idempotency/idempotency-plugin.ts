@@ -245,11 +245,12 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       throw new AppError('idempotency-key-mismatch');
     }
     if (record.status === 'IN_FLIGHT') {
-      const leaseLeftMs = record.leaseUntil - Date.now();
-      if (leaseLeftMs <= 0 && !afterClaimAttempt) {
+      // Its lease is over, or its holder died on this host: a retry need not wait.
+      if (!afterClaimAttempt && store.mayTakeOver(record)) {
         context.staleClaimId = record.owner.claimId;
         return undefined;
       }
+      const leaseLeftMs = record.leaseUntil - Date.now();
       metrics.conflicts.inc();
       throw new AppError('idempotency-key-in-use', {
         retryAfter: Math.min(Math.max(1, Math.ceil(leaseLeftMs / 1000)), 5),
