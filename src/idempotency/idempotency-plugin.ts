@@ -9,6 +9,7 @@ import type {
   preValidationHookHandler,
 } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../errors/problem';
 import type { IdempotencyMetrics } from '../observability/metrics';
 import { fingerprint } from './fingerprint';
 import { parseIdempotencyKey, scopedKey } from './idempotency-key';
@@ -183,8 +184,8 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       return;
     }
     storeOutcome(request, reply, payload).then(
-      () => {
-        done(null, payload);
+      (answer) => {
+        done(null, answer ?? payload);
       },
       (error: unknown) => {
         done(error as Error);
@@ -192,7 +193,12 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     );
   };
 
-  const storeOutcome = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  /** Stores or releases; returns another payload to send when the key's answer is not ours. */
+  const storeOutcome = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+  ): Promise<string | undefined> => {
     const context = request.idempotency as IdempotencyContext;
     const { claimId = '' } = context;
     context.claimId = undefined;
@@ -202,15 +208,40 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      await store.complete(context.key, claimId, {
+      const stored = await store.complete(context.key, claimId, {
         statusCode: reply.statusCode,
         headers,
         body: payload,
       });
-    } else {
-      await store.release(context.key, claimId);
-      metrics.releases.inc();
+      return stored ? undefined : theKeysAnswer(request, reply, context);
     }
+    await store.release(context.key, claimId);
+    metrics.releases.inc();
+    return undefined;
+  };
+
+  /**
+   * Our claim was taken over while we worked (our lease ran out): one key has one answer, so we
+   * send the one stored by the request that took over, or, while it still runs, a 409 that
+   * makes the client come back for it. Nothing stored at all: ours stands.
+   */
+  const theKeysAnswer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    context: IdempotencyContext,
+  ): string | undefined => {
+    const record = store.get(context.key);
+    if (!record) return undefined;
+    for (const name of KEPT_HEADERS) reply.removeHeader(name);
+    if (record.status === 'COMPLETED') {
+      const { response } = record;
+      reply.code(response.statusCode).headers(response.headers);
+      reply.header('idempotent-replayed', 'true');
+      return response.body;
+    }
+    const busy = new AppError('idempotency-key-in-use', { retryAfter: 1 });
+    reply.code(busy.status).type(PROBLEM_CONTENT_TYPE).header('retry-after', '1');
+    return JSON.stringify(problemOf(busy, request.url));
   };
 
   app.addHook('onRoute', (route) => {
