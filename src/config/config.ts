@@ -21,9 +21,10 @@ export interface Config {
     readonly namespace: string;
     readonly taskQueue: string;
     readonly uiPort: number;
-    /** How long the edge waits on Temporal before answering 503. */
+    /** How long the edge waits on one Temporal call (a start, a signal) before answering 503. */
     readonly requestTimeoutMs: number;
   };
+  readonly earlyReturn: EarlyReturnConfig;
   readonly dataDir: string;
   readonly lmdbPath: string;
   /** The idempotency claims' LMDB environment: in shared memory unless configured. */
@@ -65,6 +66,14 @@ export interface Config {
   readonly logLevel: string;
   /** Port of the worker's Prometheus endpoint (Temporal SDK and galang worker metrics); 0: none. */
   readonly workerMetricsPort: number;
+}
+
+/** How long `POST /v1/donations` waits for the payment action before answering PENDING. */
+export interface EarlyReturnConfig {
+  /** The wait's budget; past it the answer is 202 PENDING and the GET shows the action. */
+  readonly budgetMs: number;
+  /** Waits a process holds at once; past them a donation is started and answered PENDING. */
+  readonly maxInFlight: number;
 }
 
 /** Campaign progress caching: Redis shared by every process, plus a short in-process copy. */
@@ -146,6 +155,10 @@ export function loadConfig(source: Env = process.env): Config {
       taskQueue: reader.string('TEMPORAL_TASK_QUEUE', 'donations'),
       uiPort: reader.port('TEMPORAL_UI_PORT', 8233),
       requestTimeoutMs: reader.integer('TEMPORAL_REQUEST_TIMEOUT_MS', 5_000, 100, 60_000),
+    },
+    earlyReturn: {
+      budgetMs: reader.integer('EARLY_RETURN_MS', 1_500, 0, 60_000),
+      maxInFlight: reader.integer('EARLY_RETURN_MAX_IN_FLIGHT', 100, 0, 100_000),
     },
     dataDir,
     lmdbPath,

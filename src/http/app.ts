@@ -121,6 +121,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       verifyPaymentStatus: deps.providers.get(deps.defaultProvider)?.verifyBeforeCredit ?? false,
       paymentTimeoutSeconds: deps.config.paymentTimeoutSeconds,
       temporalTimeoutMs: deps.config.temporal.requestTimeoutMs,
+      earlyReturn: deps.config.earlyReturn,
+      metrics: deps.metrics.donations,
     }),
   });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });

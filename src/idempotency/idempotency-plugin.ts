@@ -51,7 +51,7 @@ export interface IdempotencyPluginOptions {
 }
 
 /** Response headers that are part of the stored answer and are replayed as they were. */
-const KEPT_HEADERS = ['content-type', 'location'];
+const KEPT_HEADERS = ['content-type', 'location', 'retry-after'];
 
 /** Transient outcomes are not stored: the client's retry with the same key must run again. */
 function isCacheable(statusCode: number): boolean {

@@ -55,6 +55,7 @@ export function buildOpsContext(resources: OpsResources): OpsContext {
       verifyPaymentStatus: providers.get(config.payments.provider)?.verifyBeforeCredit ?? false,
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
       temporalTimeoutMs: config.temporal.requestTimeoutMs,
+      earlyReturn: config.earlyReturn,
     }),
     delivery: new WebhookDelivery({
       inbox: new WebhookInboxRepository(db),

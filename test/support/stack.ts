@@ -94,6 +94,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Test files share one database: a stack redelivers only where a test asks it to, or it
     // would deliver other files' rows through its own Temporal connection.
     INBOX_REDELIVERY_INTERVAL_MS: '3600000',
+    // Tests that read the payment action from the 202 wait for it on a loaded machine; the
+    // PENDING answer past the budget has tests of its own.
+    EARLY_RETURN_MS: '15000',
     ...options.env,
   });
 
