@@ -4,17 +4,17 @@ import { CampaignRepository } from '../campaigns/campaign-repository';
 import { openDatabase } from '../runtime/infrastructure';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
-import { installWorkerRuntime, startApi, startSimulator, startWorker } from '../runtime/services';
+import { startSimulator } from '../runtime/services';
+import { startWorkerProcesses } from '../runtime/worker-processes';
 import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temporal/dev-server';
 
 /**
  * `npm start`: the whole pipeline on one machine. Uses a Temporal server already answering at
  * TEMPORAL_ADDRESS or starts the dev server (building the CLI the first time), then migrates,
- * seeds the `demo` campaign and runs the simulator, the worker and the API in this process.
+ * seeds the `demo` campaign, runs the simulator in this process, WORKER_PROCESSES worker
+ * processes and API_PROCESSES API processes: none of them waits on another's event loop.
  */
 runEntry('galang', async (config, log, parts) => {
-  // Before anything opens a NativeConnection: the worker below shares this process.
-  installWorkerRuntime(config, log);
   const say = (line = '') => process.stdout.write(`${line}\n`);
   const { host, port } = parseAddress(config.temporal.address);
   let uiUrl = `http://${host}:${config.temporal.uiPort}`;
@@ -48,22 +48,25 @@ runEntry('galang', async (config, log, parts) => {
   });
 
   parts.push(await startSimulator(config));
-  parts.push(await startWorker(config, db));
-  if (config.apiProcesses > 1) {
-    parts.push(await startApiCluster(config.apiProcesses, log));
-  } else {
-    parts.push(await startApi(config, db));
+  if (config.worker.processes > 0) {
+    parts.push(await startWorkerProcesses(config.worker.processes, config.workerMetricsPort, log));
   }
+  parts.push(await startApiCluster(config.apiProcesses, log));
 
   const [clientId, secret] = (process.env.API_KEYS ? '' : DEV_API_KEYS).split(':');
   const key = `demo-${Date.now()}`;
   say();
   say(`galang is up.`);
   say(`  API          ${config.publicUrl}  (${config.apiProcesses} process(es))`);
+  say(`  Workers      ${config.worker.processes} process(es) on ${config.temporal.taskQueue}`);
   say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
   say(`  Metrics      ${config.publicUrl}/metrics (API), API docs ${config.publicUrl}/docs`);
-  if (config.workerMetricsPort > 0) {
-    say(`               http://${config.host}:${config.workerMetricsPort}/metrics (worker)`);
+  if (config.workerMetricsPort > 0 && config.worker.processes > 0) {
+    const ports = Array.from(
+      { length: config.worker.processes },
+      (_, i) => config.workerMetricsPort + i,
+    );
+    say(`               http://${config.host}:${ports.join('|')}/metrics (workers)`);
   }
   say(
     `  Simulator    ${config.simulator.url}  (settles payments after ${config.simulator.autoPayMs} ms)`,

@@ -102,6 +102,7 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
     address: config.temporal.address,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    tuning: config.worker,
     deps: {
       donations: new DonationRepository(db),
       campaigns: new CampaignRepository(db),
