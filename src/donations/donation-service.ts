@@ -198,12 +198,23 @@ export class DonationService {
     signal?: AbortSignal,
   ): Promise<DonationView> {
     const deadline = Date.now() + Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000;
+    const workflowId = donationWorkflowId(id);
+    let started: DonationView | undefined;
     let pauseMs = 100;
     for (;;) {
-      const { view, workflowId } = await this.read(id, clientId);
-      const waiting = view.paymentAction === null && view.status === 'PENDING';
+      let view: DonationView | undefined;
+      try {
+        const read = await this.read(id, clientId, started);
+        view = read.view;
+        if (!read.recorded) started = view;
+      } catch (error) {
+        // Temporal could not say whether an unrecorded donation exists: ask again while waiting.
+        const unsure = error instanceof AppError && error.code === 'service-unavailable';
+        if (!unsure || deadline - Date.now() <= 0 || signal?.aborted) throw error;
+      }
+      const waiting = !view || (view.paymentAction === null && view.status === 'PENDING');
       const left = deadline - Date.now();
-      if (!waiting || left <= 0 || signal?.aborted) {
+      if (view && (!waiting || left <= 0 || signal?.aborted)) {
         if (waitSeconds > 0) return view;
         return { ...view, workflow: await this.liveState(workflowId) };
       }
@@ -212,24 +223,28 @@ export class DonationService {
     }
   }
 
-  /** The row's view, else the started workflow's. */
+  /**
+   * The row's view; else the started workflow's (`started`, once read, is not read again: the
+   * input of a workflow never changes).
+   */
   private async read(
     id: string,
     clientId: string | undefined,
-  ): Promise<{ view: DonationView; workflowId: string }> {
+    started: DonationView | undefined,
+  ): Promise<{ view: DonationView; recorded: boolean }> {
     const donation = await this.deps.donations.findById(id);
     if (donation) {
       if (clientId !== undefined && donation.clientId !== clientId) {
         throw new AppError('donation-not-found');
       }
-      return { view: toView(donation), workflowId: donation.workflowId };
+      return { view: toView(donation), recorded: true };
     }
-    const workflowId = donationWorkflowId(id);
-    const started = await readStartedDonation(this.deps.temporal, workflowId);
-    if (!started || (clientId !== undefined && started.input.clientId !== clientId)) {
+    if (started) return { view: started, recorded: false };
+    const found = await readStartedDonation(this.deps.temporal, donationWorkflowId(id));
+    if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
       throw new AppError('donation-not-found');
     }
-    return { view: startedView(started.input, started.startedAt), workflowId };
+    return { view: startedView(found.input, found.startedAt), recorded: false };
   }
 
   /** The donation, visible to its own client or to an operator (`clientId` undefined). */
