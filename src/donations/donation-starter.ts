@@ -49,7 +49,8 @@ export class DonationStarter {
   async start(input: DonationInput, correlationId: string): Promise<StartOutcome> {
     const options = this.startOptions(input, correlationId);
     const { budgetMs, maxInFlight } = this.deps.earlyReturn;
-    if (budgetMs === 0 || this.waiting >= maxInFlight) return this.startOnly(options, 'admission');
+    if (budgetMs === 0) return this.startOnly(options, 'budget');
+    if (this.waiting >= maxInFlight) return this.startOnly(options, 'admission');
     this.waiting++;
     try {
       const result = await this.deps.temporal.connection.withDeadline(Date.now() + budgetMs, () =>
