@@ -32,7 +32,8 @@ export type ProcessKind = 'api' | 'worker' | 'temporal' | 'supervisor';
 export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'galang-spike-'));
   const port = await freePort();
-  const temporalPort = await freePort();
+  // A staging cluster instead of the dev server, when given (npm start uses what answers there).
+  const temporalAddress = process.env.SPIKE_TEMPORAL_ADDRESS ?? `127.0.0.1:${await freePort()}`;
   const run = Date.now().toString(36);
   const databaseUrl =
     process.env.SPIKE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/galang_bench_spike';
@@ -44,7 +45,7 @@ export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
     DATA_DIR: dataDir,
     PORT: String(port),
     SIMULATOR_PORT: String(await freePort()),
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_UI_PORT: String(await freePort()),
     WORKER_METRICS_PORT: '0',
     DATABASE_URL: databaseUrl,
@@ -70,7 +71,7 @@ export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
   child.stdout.resume();
   return {
     apiUrl: `http://127.0.0.1:${port}`,
-    temporalAddress: `127.0.0.1:${temporalPort}`,
+    temporalAddress,
     databaseUrl,
     redisPrefix,
     cpu: () => cpuByKind(child),

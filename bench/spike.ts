@@ -17,7 +17,8 @@ import type { ProcessKind } from './spike-stack';
  * donation costs (for docs/scaling.md). Prints markdown for docs/benchmarks.md.
  *
  * SPIKE_LEVELS (10,50,200), SPIKE_SECONDS (30 per level), SPIKE_CALIBRATION_SECONDS (as long),
- * SPIKE_AUTO_PAY_MS (200), SPIKE_PROBE_DONATIONS (20); WORKER_*, EARLY_RETURN_*, API_PROCESSES
+ * SPIKE_AUTO_PAY_MS (200), SPIKE_PROBE_DONATIONS (20), SPIKE_TEMPORAL_ADDRESS (a Temporal to use
+ * instead of the dev server), SPIKE_DATABASE_URL; WORKER_*, EARLY_RETURN_*, API_PROCESSES
  * and WORKER_PROCESSES pass through to the stack.
  */
 const env = process.env;
