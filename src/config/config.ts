@@ -23,9 +23,11 @@ export interface Config {
     readonly uiPort: number;
     /** The Temporal Web UI, linked from the campaign page. */
     readonly uiUrl: string;
-    /** How long the edge waits on Temporal before answering 503. */
+    /** How long the edge waits on one Temporal call (a start, a signal) before answering 503. */
     readonly requestTimeoutMs: number;
   };
+  readonly earlyReturn: EarlyReturnConfig;
+  readonly worker: WorkerTuning;
   readonly dataDir: string;
   readonly lmdbPath: string;
   /** The idempotency claims' LMDB environment: in shared memory unless configured. */
@@ -75,6 +77,25 @@ export interface Config {
   readonly demoPage: boolean;
   /** Port of the worker's Prometheus endpoint (Temporal SDK and galang worker metrics); 0: none. */
   readonly workerMetricsPort: number;
+}
+
+/** How long `POST /v1/donations` waits for the payment action before answering PENDING. */
+export interface EarlyReturnConfig {
+  /** The wait's budget; past it the answer is 202 PENDING and the GET shows the action. */
+  readonly budgetMs: number;
+  /** Waits a process holds at once; past them a donation is started and answered PENDING. */
+  readonly maxInFlight: number;
+}
+
+/** The worker processes `npm start` runs, and each one's slots and pollers. */
+export interface WorkerTuning {
+  readonly processes: number;
+  readonly maxCachedWorkflows: number;
+  readonly maxConcurrentWorkflowTasks: number;
+  readonly maxConcurrentActivities: number;
+  readonly maxConcurrentLocalActivities: number;
+  readonly workflowPollers: number;
+  readonly activityPollers: number;
 }
 
 /** Campaign progress caching: Redis shared by every process, plus a short in-process copy. */
@@ -162,6 +183,23 @@ export function loadConfig(source: Env = process.env): Config {
         `http://${temporalAddress.replace(/:\d+$/, '')}:${temporalUiPort}`,
       ),
       requestTimeoutMs: reader.integer('TEMPORAL_REQUEST_TIMEOUT_MS', 5_000, 100, 60_000),
+    },
+    earlyReturn: {
+      budgetMs: reader.integer('EARLY_RETURN_MS', 1_500, 0, 60_000),
+      maxInFlight: reader.integer('EARLY_RETURN_MAX_IN_FLIGHT', 100, 0, 100_000),
+    },
+    worker: {
+      processes: reader.integer('WORKER_PROCESSES', 1, 0, 64),
+      maxCachedWorkflows: reader.integer('WORKER_MAX_CACHED_WORKFLOWS', 2_000, 0),
+      maxConcurrentWorkflowTasks: reader.integer('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 100, 2),
+      maxConcurrentActivities: reader.integer('WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),
+      maxConcurrentLocalActivities: reader.integer(
+        'WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES',
+        200,
+        1,
+      ),
+      workflowPollers: reader.integer('WORKER_WORKFLOW_POLLERS', 10, 2),
+      activityPollers: reader.integer('WORKER_ACTIVITY_POLLERS', 10, 1),
     },
     dataDir,
     lmdbPath,

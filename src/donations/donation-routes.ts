@@ -5,11 +5,15 @@ import {
   CreateDonationBody,
   DonationAccepted,
   DonationParams,
+  DonationQuery,
   DonationView,
   RefundAccepted,
   RefundBody,
 } from './donation-schemas';
 import type { DonationService } from './donation-service';
+
+/** Seconds a client is told to wait before reading a PENDING donation for its action. */
+const PENDING_RETRY_AFTER = 1;
 
 /** `POST /v1/donations`, `GET /v1/donations/:id` and the operators' refunds. */
 export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationService }> = async (
@@ -53,7 +57,10 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
         },
         request.id,
       );
-      return reply.code(202).header('location', accepted.links.self).send(accepted);
+      reply.code(202).header('location', accepted.links.self);
+      // PENDING: the action is not there yet; the GET (Location) shows it once it exists.
+      if (accepted.paymentAction === null) reply.header('retry-after', String(PENDING_RETRY_AFTER));
+      return reply.send(accepted);
     },
   );
 
@@ -64,14 +71,25 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
       schema: {
         summary: 'Read a donation',
         params: DonationParams,
+        querystring: DonationQuery,
         response: { 200: DonationView },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = request.principal;
+      const wait = Number(request.query.wait ?? 0);
+      // A long poll ends early when its client has gone.
+      const gone = new AbortController();
+      if (wait > 0) {
+        reply.raw.once('close', () => {
+          gone.abort();
+        });
+      }
       return service.get(
         request.params.id,
         principal?.kind === 'client' ? principal.id : undefined,
+        wait,
+        gone.signal,
       );
     },
   );

@@ -28,21 +28,47 @@ export type CreateDonationBody = Static<typeof CreateDonationBody>;
 
 export const DonationParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
+export const DonationQuery = Type.Object(
+  {
+    // A string: query values are not coerced (the API's Ajv coerces nothing).
+    wait: Type.Optional(
+      Type.String({
+        pattern: '^([0-9]|[12][0-9]|30)$',
+        description:
+          'Seconds to hold the request while the donation is PENDING without its payment ' +
+          'action (0–30); answers as soon as the action exists or the donation is decided.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const PaymentActionSchema = Type.Object({
   type: Type.Union([Type.Literal('qr'), Type.Literal('redirect'), Type.Literal('virtual_account')]),
   value: Type.String(),
 });
 
-export const DonationAccepted = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  status: Type.String(),
-  campaignId: Type.String(),
-  amount: Type.Integer(),
-  currency: Type.String(),
-  /** What the donor does to pay: a QR string, a redirect URL, a virtual account number. */
-  paymentAction: Type.Union([PaymentActionSchema, Type.Null()]),
-  links: Type.Object({ self: Type.String() }),
-});
+export const DonationAccepted = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    status: Type.String({
+      description:
+        'AWAITING_PAYMENT with the payment action; PENDING with `paymentAction: null` when the ' +
+        'provider had not created the payment within the wait (GET `links.self` shows it).',
+    }),
+    campaignId: Type.String(),
+    amount: Type.Integer(),
+    currency: Type.String(),
+    /** What the donor does to pay: a QR string, a redirect URL, a virtual account number. */
+    paymentAction: Type.Union([PaymentActionSchema, Type.Null()]),
+    links: Type.Object({ self: Type.String() }),
+  },
+  {
+    description:
+      'Accepted. With `paymentAction: null` the answer also carries `Retry-After`: read ' +
+      '`Location` (e.g. `?wait=10`) for the action. Either is the stored answer of the key.',
+  },
+);
 export type DonationAccepted = Static<typeof DonationAccepted>;
 
 export const DonationView = Type.Object({

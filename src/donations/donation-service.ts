@@ -1,6 +1,5 @@
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import type { CampaignRepository } from '../campaigns/campaign-repository';
 import { acceptsDonations } from '../campaigns/campaign-repository';
 import { AppError } from '../errors/error-catalogue';
@@ -13,22 +12,18 @@ import type { MoneyWorkflows } from '../temporal/money-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
-import { donationStartOptions } from './donation-start';
 import {
   donationWorkflowId,
   FailureType,
   getStateQuery,
-  paymentActionUpdate,
   refundRequestWorkflowId,
-  WorkflowType,
 } from '../../workflows/contracts';
-import type {
-  DonationInput,
-  DonationRequest,
-  DonationWorkflow,
-  PaymentActionResult,
-  RefundRequestInput,
-} from '../../workflows/contracts';
+import type { DonationInput, DonationRequest, RefundRequestInput } from '../../workflows/contracts';
+import type { EarlyReturnConfig } from '../config/config';
+import type { DonationMetrics } from '../observability/metrics';
+import { DonationStarter } from './donation-starter';
+import type { StartOutcome } from './donation-starter';
+import { readStartedDonation } from './started-donation';
 
 export interface DonationServiceDeps {
   temporal: Client;
@@ -42,9 +37,14 @@ export interface DonationServiceDeps {
   verifyPaymentStatus: boolean;
   paymentTimeoutSeconds: number;
   settleHorizonSeconds: number;
-  /** How long the edge waits on Temporal (and the provider behind it) before answering 503. */
+  /** How long the edge waits on one Temporal call (a start, a refund) before answering 503. */
   temporalTimeoutMs: number;
+  earlyReturn: EarlyReturnConfig;
+  metrics?: DonationMetrics;
 }
+
+/** The longest `GET /v1/donations/:id?wait=` holds a request. */
+export const MAX_WAIT_SECONDS = 30;
 
 export interface RefundPlan {
   donation: Donation;
@@ -75,14 +75,19 @@ const REFUNDABLE: readonly string[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
 
 /** Starts donations and reads them back; the edge's only way into the donation workflow. */
 export class DonationService {
-  constructor(private readonly deps: DonationServiceDeps) {}
+  private readonly starter: DonationStarter;
+
+  constructor(private readonly deps: DonationServiceDeps) {
+    this.starter = new DonationStarter({ ...deps, metrics: deps.metrics });
+  }
 
   /**
    * Checks the request against the campaign (cheap, deterministic refusals are answered here
    * and cached by the idempotency layer), then starts the donation's one workflow and waits,
-   * through an update, until the provider has created the payment: the answer carries what the
-   * donor must do to pay. Starting is idempotent: a running workflow with this ID is reused, a
-   * closed one is not started again, so two edges that miss each other still start one.
+   * within EARLY_RETURN_MS, until the provider has created the payment: the answer carries what
+   * the donor must do to pay, or is PENDING with `paymentAction: null` (the GET shows it once
+   * it exists). Starting is idempotent: a running workflow with this ID is reused, a completed
+   * one is not started again, so two edges that miss each other still start one.
    */
   async create(
     scope: IdempotencyScope,
@@ -104,63 +109,47 @@ export class DonationService {
     }
 
     const donationId = deriveUuid(scope);
-    const workflowId = donationWorkflowId(donationId);
     const input: DonationInput = {
       ...request,
       donationId,
       clientId: scope.clientId,
       idempotencyKey: scope.key,
-      workflowId,
+      workflowId: donationWorkflowId(donationId),
       provider: this.deps.provider,
       paymentTimeoutSeconds: this.deps.paymentTimeoutSeconds,
       verifyPaymentStatus: this.deps.verifyPaymentStatus,
       settleHorizonSeconds: this.deps.settleHorizonSeconds,
       correlationId,
     };
-    const startWorkflowOperation = new WithStartWorkflowOperation<DonationWorkflow>(
-      WorkflowType.donation,
-      {
-        ...donationStartOptions(input, this.deps.taskQueue, { status: 'PENDING' }),
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      },
-    );
 
-    let result: PaymentActionResult;
+    let outcome: StartOutcome | undefined;
+    let cause: unknown;
     try {
-      result = await this.deps.temporal.connection.withDeadline(
-        Date.now() + this.deps.temporalTimeoutMs,
-        () =>
-          this.deps.temporal.workflow.executeUpdateWithStart<
-            DonationWorkflow,
-            PaymentActionResult,
-            []
-          >(paymentActionUpdate, { startWorkflowOperation }),
-      );
+      outcome = await this.starter.start(input);
     } catch (error) {
-      const code = businessFailure(error);
-      if (code) throw new AppError(code, { detail: failureMessage(error) });
-      // The workflow may be closed already (a retry after it finished) or Temporal may be away:
-      // Postgres knows whether the payment exists, and then the answer is the same as before.
-      const donation = await this.deps.donations.findById(donationId);
-      if (donation?.paymentAction) return accepted(donation, donation.status);
-      const refused = failureReasonCodes[donation?.failureReason ?? ''];
-      if (refused) throw new AppError(refused);
-      throw new AppError('service-unavailable', {
-        detail: 'The donation could not be started now; retry with the same Idempotency-Key.',
-        retryAfter: 2,
-        cause: error,
-      });
+      cause = error;
     }
-    return {
-      id: donationId,
-      status: result.status,
-      campaignId: request.campaignId,
-      amount: request.amount,
-      currency: request.currency,
-      paymentAction: result.action,
-      links: { self: `/v1/donations/${donationId}` },
-    };
+    if (outcome?.kind === 'action') {
+      const { status, action } = outcome.result;
+      return { ...pendingAnswer(input), status, paymentAction: action };
+    }
+    if (outcome?.kind === 'refused') {
+      const code = failureTypeCodes[(outcome.error.cause as ApplicationFailure).type ?? ''];
+      if (code) throw new AppError(code, { detail: failureMessage(outcome.error) });
+      cause = outcome.error;
+    }
+    // Started without its action, closed already (a retry after it finished), refused in an
+    // earlier run, or Temporal away: Postgres knows whether the payment exists.
+    const donation = await this.deps.donations.findById(donationId);
+    if (donation?.paymentAction) return accepted(donation, donation.status);
+    const refused = failureReasonCodes[donation?.failureReason ?? ''];
+    if (refused) throw new AppError(refused);
+    if (outcome?.kind === 'started') return pendingAnswer(input);
+    throw new AppError('service-unavailable', {
+      detail: 'The donation could not be started now; retry with the same Idempotency-Key.',
+      retryAfter: 2,
+      cause,
+    });
   }
 
   /**
@@ -222,10 +211,67 @@ export class DonationService {
     return { donation, refund, workflowId: refundRequestWorkflowId(id, requestKey) };
   }
 
-  /** Postgres is the truth; a running workflow adds its live state. */
-  async get(id: string, clientId: string | undefined): Promise<DonationView> {
-    const donation = await this.find(id, clientId);
-    return { ...toView(donation), workflow: await this.liveState(donation.workflowId) };
+  /**
+   * Postgres is the truth; a running workflow adds its live state. With `waitSeconds`, a
+   * donation still waiting for its payment action is read again (with backoff) until the action
+   * exists, the donation is decided, the wait is over or `signal` aborts; that answer leaves out
+   * the live state, which would cost the worker a query per poll. Accepted but not yet recorded
+   * (the worker is behind): answered from the started workflow's input.
+   */
+  async get(
+    id: string,
+    clientId: string | undefined,
+    waitSeconds = 0,
+    signal?: AbortSignal,
+  ): Promise<DonationView> {
+    const deadline = Date.now() + Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000;
+    const workflowId = donationWorkflowId(id);
+    let started: DonationView | undefined;
+    let pauseMs = 100;
+    for (;;) {
+      let view: DonationView | undefined;
+      try {
+        const read = await this.read(id, clientId, started);
+        view = read.view;
+        if (!read.recorded) started = view;
+      } catch (error) {
+        // Temporal could not say whether an unrecorded donation exists: ask again while waiting.
+        const unsure = error instanceof AppError && error.code === 'service-unavailable';
+        if (!unsure || deadline - Date.now() <= 0 || signal?.aborted) throw error;
+      }
+      const waiting = !view || (view.paymentAction === null && view.status === 'PENDING');
+      const left = deadline - Date.now();
+      if (view && (!waiting || left <= 0 || signal?.aborted)) {
+        if (waitSeconds > 0) return view;
+        return { ...view, workflow: await this.liveState(workflowId) };
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, left)));
+      pauseMs = Math.min(pauseMs * 2, 1_000);
+    }
+  }
+
+  /**
+   * The row's view; else the started workflow's (`started`, once read, is not read again: the
+   * input of a workflow never changes).
+   */
+  private async read(
+    id: string,
+    clientId: string | undefined,
+    started: DonationView | undefined,
+  ): Promise<{ view: DonationView; recorded: boolean }> {
+    const donation = await this.deps.donations.findById(id);
+    if (donation) {
+      if (clientId !== undefined && donation.clientId !== clientId) {
+        throw new AppError('donation-not-found');
+      }
+      return { view: toView(donation), recorded: true };
+    }
+    if (started) return { view: started, recorded: false };
+    const found = await readStartedDonation(this.deps.temporal, donationWorkflowId(id));
+    if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
+      throw new AppError('donation-not-found');
+    }
+    return { view: startedView(found.input, found.startedAt), recorded: false };
   }
 
   /** The donation, visible to its own client or to an operator (`clientId` undefined). */
@@ -286,10 +332,41 @@ function accepted(donation: Donation, status: string): DonationAccepted {
   };
 }
 
-function businessFailure(error: unknown): ErrorCode | undefined {
-  if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
-  const cause = error.cause;
-  return cause instanceof ApplicationFailure ? failureTypeCodes[cause.type ?? ''] : undefined;
+/** The answer before the payment action exists: 202 PENDING; the GET shows the action. */
+function pendingAnswer(input: DonationInput): DonationAccepted {
+  return {
+    id: input.donationId,
+    status: 'PENDING',
+    campaignId: input.campaignId,
+    amount: input.amount,
+    currency: input.currency,
+    paymentAction: null,
+    links: { self: `/v1/donations/${input.donationId}` },
+  };
+}
+
+/** A donation whose workflow started but has not recorded it yet, as its input describes it. */
+function startedView(input: DonationInput, startedAt: Date): DonationView {
+  const at = startedAt.toISOString();
+  return {
+    id: input.donationId,
+    status: 'PENDING',
+    campaignId: input.campaignId,
+    amount: input.amount,
+    currency: input.currency,
+    donor: {
+      name: input.donor.anonymous ? 'Anonymous' : input.donor.name,
+      anonymous: input.donor.anonymous,
+    },
+    message: input.message ?? null,
+    paymentMethod: input.paymentMethod,
+    provider: input.provider,
+    paymentAction: null,
+    failureReason: null,
+    confirmedAt: null,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 function failureMessage(error: unknown): string | undefined {

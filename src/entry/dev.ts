@@ -5,21 +5,21 @@ import { DEMO_CAMPAIGN_ID } from '../demo-page/demo-page-plugin';
 import { openDatabase } from '../runtime/infrastructure';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
-import { installWorkerRuntime, startApi, startSimulator, startWorker } from '../runtime/services';
+import { startSimulator } from '../runtime/services';
+import { startWorkerProcesses } from '../runtime/worker-processes';
 import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temporal/dev-server';
 
 /**
  * `npm start`: the whole pipeline on one machine. Uses a Temporal server already answering at
  * TEMPORAL_ADDRESS or starts the dev server (building the CLI the first time), then migrates,
- * seeds the `demo` campaign and runs the simulator, the worker and the API in this process.
+ * seeds the `demo` campaign, runs the simulator in this process, WORKER_PROCESSES worker
+ * processes and API_PROCESSES API processes: none of them waits on another's event loop.
  */
 runEntry('galang', async (config, log, parts) => {
   const say = (line = '') => process.stdout.write(`${line}\n`);
   const pageUrl = `${config.publicUrl}/`;
   // First, so a newcomer sees where to go before the logs of everything starting.
   if (config.demoPage) say(`Campaign page: ${pageUrl}  (ready once "galang is up" is printed)`);
-  // Before anything opens a NativeConnection: the worker below shares this process.
-  installWorkerRuntime(config, log);
   const { host, port } = parseAddress(config.temporal.address);
   let uiUrl = config.temporal.uiUrl;
   if (await isPortOpen(host, port)) {
@@ -52,12 +52,10 @@ runEntry('galang', async (config, log, parts) => {
   });
 
   parts.push(await startSimulator(config));
-  parts.push(await startWorker(config, db));
-  if (config.apiProcesses > 1) {
-    parts.push(await startApiCluster(config.apiProcesses, log));
-  } else {
-    parts.push(await startApi(config, db));
+  if (config.worker.processes > 0) {
+    parts.push(await startWorkerProcesses(config.worker.processes, config.workerMetricsPort, log));
   }
+  parts.push(await startApiCluster(config.apiProcesses, log));
 
   // The demo key is printed only while it is the one configured (API_KEYS unset).
   const [clientId = '', demoSecret] = DEV_API_KEYS.split(':');
@@ -67,10 +65,15 @@ runEntry('galang', async (config, log, parts) => {
   say(`galang is up.`);
   if (config.demoPage) say(`  Campaign     ${pageUrl}  (donate from the browser)`);
   say(`  API          ${config.publicUrl}  (${config.apiProcesses} process(es))`);
+  say(`  Workers      ${config.worker.processes} process(es) on ${config.temporal.taskQueue}`);
   say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
   say(`  Metrics      ${config.publicUrl}/metrics (API), API docs ${config.publicUrl}/docs`);
-  if (config.workerMetricsPort > 0) {
-    say(`               http://${config.host}:${config.workerMetricsPort}/metrics (worker)`);
+  if (config.workerMetricsPort > 0 && config.worker.processes > 0) {
+    const ports = Array.from(
+      { length: config.worker.processes },
+      (_, i) => config.workerMetricsPort + i,
+    );
+    say(`               http://${config.host}:${ports.join('|')}/metrics (workers)`);
   }
   say(
     `  Simulator    ${config.simulator.url}  (settles payments after ${config.simulator.autoPayMs} ms)`,

@@ -1,8 +1,12 @@
 import { openDatabase } from '../runtime/infrastructure';
 import { runEntry } from '../runtime/entry';
 import { installWorkerRuntime, startWorker } from '../runtime/services';
+import { WORKER_READY_MESSAGE } from '../runtime/worker-processes';
 
-/** Production entry point: the Temporal worker for the donation task queue. */
+/**
+ * Production entry point: the Temporal worker for the donation task queue. `npm start` runs
+ * WORKER_PROCESSES of these beside the API.
+ */
 runEntry('worker', async (config, log, parts) => {
   installWorkerRuntime(config, log);
   const db = await openDatabase(config);
@@ -12,4 +16,6 @@ runEntry('worker', async (config, log, parts) => {
     { taskQueue: config.temporal.taskQueue, metricsPort: config.workerMetricsPort || undefined },
     'worker polling',
   );
+  // Forked by `npm start` (src/runtime/worker-processes.ts): tell the parent we poll.
+  process.send?.(WORKER_READY_MESSAGE);
 });

@@ -127,6 +127,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       paymentTimeoutSeconds: deps.config.paymentTimeoutSeconds,
       settleHorizonSeconds: deps.config.settleHorizonSeconds,
       temporalTimeoutMs: deps.config.temporal.requestTimeoutMs,
+      earlyReturn: deps.config.earlyReturn,
+      metrics: deps.metrics.donations,
     }),
   });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });

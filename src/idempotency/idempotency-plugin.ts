@@ -9,6 +9,7 @@ import type {
   preValidationAsyncHookHandler,
 } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
+import { PROBLEM_CONTENT_TYPE, problemOf } from '../errors/problem';
 import type { IdempotencyMetrics } from '../observability/metrics';
 import { fingerprint } from './fingerprint';
 import { parseIdempotencyKey, scopedKey } from './idempotency-key';
@@ -47,7 +48,7 @@ export interface IdempotencyPluginOptions {
 }
 
 /** Response headers that are part of the stored answer and are replayed as they were. */
-const KEPT_HEADERS = ['content-type', 'location'];
+const KEPT_HEADERS = ['content-type', 'location', 'retry-after'];
 
 /** Transient outcomes are not stored: the client's retry with the same key must run again. */
 function isCacheable(statusCode: number): boolean {
@@ -148,7 +149,10 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     });
   };
 
-  /** Stores a final answer (flushed before it is sent) or releases the claim. */
+  /**
+   * Stores a final answer (flushed before it is sent) or releases the claim. When a take-over
+   * stored another answer for the key meanwhile, that one is sent: one key, one answer.
+   */
   const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     const context = request.idempotency;
     const claimId = context?.claimId;
@@ -160,16 +164,40 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      await store.complete(context.key, claimId, {
+      const stored = await store.complete(context.key, claimId, {
         statusCode: reply.statusCode,
         headers,
         body: payload,
       });
-    } else {
-      await store.release(context.key, claimId);
-      metrics.releases.inc();
+      return stored ? payload : (theKeysAnswer(request, reply, context) ?? payload);
     }
+    await store.release(context.key, claimId);
+    metrics.releases.inc();
     return payload;
+  };
+
+  /**
+   * Our claim was taken over while we worked (our lease ran out): we send the answer stored by
+   * the request that took over, or, while it still runs, a 409 that makes the client come back
+   * for it. Nothing stored at all: ours stands.
+   */
+  const theKeysAnswer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    context: IdempotencyContext,
+  ): string | undefined => {
+    const record = store.get(context.key);
+    if (!record) return undefined;
+    for (const name of KEPT_HEADERS) reply.removeHeader(name);
+    if (record.status === 'COMPLETED') {
+      const { response } = record;
+      reply.code(response.statusCode).headers(response.headers);
+      reply.header('idempotent-replayed', 'true');
+      return response.body;
+    }
+    const busy = new AppError('idempotency-key-in-use', { retryAfter: 1 });
+    reply.code(busy.status).type(PROBLEM_CONTENT_TYPE).header('retry-after', '1');
+    return JSON.stringify(problemOf(busy, request.url));
   };
 
   app.addHook('onRoute', (route) => {
@@ -216,11 +244,12 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       throw new AppError('idempotency-key-mismatch');
     }
     if (record.status === 'IN_FLIGHT') {
-      const leaseLeftMs = record.leaseUntil - Date.now();
-      if (leaseLeftMs <= 0 && !afterClaimAttempt) {
+      // Its lease is over, or its holder died on this host: a retry need not wait.
+      if (!afterClaimAttempt && store.mayTakeOver(record)) {
         context.staleClaimId = record.owner.claimId;
         return undefined;
       }
+      const leaseLeftMs = record.leaseUntil - Date.now();
       metrics.conflicts.inc();
       throw new AppError('idempotency-key-in-use', {
         retryAfter: Math.min(Math.max(1, Math.ceil(leaseLeftMs / 1000)), 5),

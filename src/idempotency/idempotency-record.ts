@@ -1,4 +1,5 @@
 /** The records of the edge's idempotency store and what its operations answer. */
+import type { ClaimHolder } from './claim-holder';
 
 /** A response as it is replayed: status, the headers worth keeping, the exact body bytes. */
 export interface StoredResponse {
@@ -12,8 +13,12 @@ interface RecordBase {
   fingerprint: string;
   /** SHA-256 of the body bytes as first received; a byte-identical retry matches on it alone. */
   rawDigest: string;
-  /** Which process and which claim wrote it; complete/release must present the claim id. */
-  owner: { pid: number; claimId: string };
+  /**
+   * Which process and which claim wrote it; complete/release must present the claim id. Host
+   * and start time let a retry on the same host see that the holder died (records written
+   * before they existed have neither).
+   */
+  owner: Partial<ClaimHolder> & { pid: number; claimId: string };
   createdAt: number;
   expiresAt: number;
 }

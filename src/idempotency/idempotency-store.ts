@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { currentHolder, isHolderGone } from './claim-holder';
+import type { ClaimHolder } from './claim-holder';
 import { defaultClaimsPath, isMemoryBacked, prepareClaimsDir } from './claims-location';
 import type {
   ClaimResult,
@@ -28,6 +30,8 @@ export interface IdempotencyStoreOptions {
   now?: () => number;
   /** COMPLETED records kept decoded in this process for replays; the oldest go first. */
   completedCacheSize?: number;
+  /** Who this store's claims name as their holder; this process unless a test says otherwise. */
+  holder?: ClaimHolder;
 }
 
 /** Request bodies longer than this are not remembered beside a kept answer. */
@@ -65,6 +69,7 @@ export class IdempotencyStore {
   private readonly now: () => number;
   private readonly completed = new Map<string, KeptAnswer>();
   private readonly completedCacheSize: number;
+  private readonly holder: ClaimHolder;
   /** Claim ids are this store's random prefix and a counter: unique, and no entropy per claim. */
   private readonly claimIdPrefix = randomBytes(12).toString('base64url');
   private claimCount = 0;
@@ -80,6 +85,16 @@ export class IdempotencyStore {
     this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
     this.now = options.now ?? Date.now;
     this.completedCacheSize = options.completedCacheSize ?? 10_000;
+    this.holder = options.holder ?? currentHolder();
+  }
+
+  /**
+   * Whether a retry may take this claim over now: its lease has passed, or its holder ran on
+   * this host and is gone (killed, crashed), so nothing will ever complete it. A holder on
+   * another host cannot be checked from here and keeps its claim for the whole lease.
+   */
+  mayTakeOver(record: InFlightRecord): boolean {
+    return record.leaseUntil <= this.now() || isHolderGone(record.owner, this.holder.host);
   }
 
   /**
@@ -117,8 +132,9 @@ export class IdempotencyStore {
   }
 
   /**
-   * Takes over a claim whose lease has passed, only if the record still is that stale claim:
-   * of several retries racing for a dead claimant's key, exactly one wins. The winner must
+   * Takes over a claim whose lease has passed or whose holder is gone ({@link mayTakeOver}),
+   * only if the record still is that claim: of several retries racing for a dead claimant's key,
+   * exactly one wins. The winner must
    * re-attach to the work by its deterministic identity (the workflow ID), never assume that
    * nothing was started.
    */
@@ -129,14 +145,14 @@ export class IdempotencyStore {
       if (
         existing?.status !== 'IN_FLIGHT' ||
         existing.owner.claimId !== staleClaimId ||
-        existing.leaseUntil > now
+        !this.mayTakeOver(existing)
       ) {
         return existing ? { outcome: 'exists', record: existing } : { outcome: 'lost' };
       }
       const claimId = this.nextClaimId();
       this.claims.put(key, {
         ...existing,
-        owner: { pid: process.pid, claimId },
+        owner: { ...this.holder, claimId },
         leaseUntil: now + this.leaseMs,
       });
       return { outcome: 'claimed', claimId };
@@ -295,7 +311,7 @@ export class IdempotencyStore {
       status: 'IN_FLIGHT',
       fingerprint,
       rawDigest,
-      owner: { pid: process.pid, claimId: this.nextClaimId() },
+      owner: { ...this.holder, claimId: this.nextClaimId() },
       createdAt: now,
       expiresAt: now + this.ttlMs,
       leaseUntil: now + this.leaseMs,

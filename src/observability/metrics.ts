@@ -82,6 +82,15 @@ export function createMetrics(registry = new Registry()) {
         registers: [registry],
       }),
     },
+    // ── The early return of POST /v1/donations (src/donations/donation-service.ts) ───────
+    donations: {
+      earlyReturns: labelled(
+        'galang_donation_early_returns_total',
+        'Donations answered with their payment action (action), or PENDING because the wait ' +
+          'passed EARLY_RETURN_MS (budget) or EARLY_RETURN_MAX_IN_FLIGHT waits were held (admission)',
+        ['outcome'],
+      ),
+    },
     // ── LMDB idempotency store, read on each scrape (src/observability/lmdb-metrics.ts) ──
     lmdb: createLmdbGauges(registry),
     // ── Campaign progress cache (src/campaigns/progress-service.ts) ──────────────────────
@@ -110,6 +119,7 @@ export type HttpMetrics = Metrics['http'];
 export type IdempotencyMetrics = Metrics['idempotency'];
 export type WebhookMetrics = Metrics['webhooks'];
 export type ProgressMetrics = Metrics['progress'];
+export type DonationMetrics = Metrics['donations'];
 
 /** What reconciliation has recorded in Postgres, as `/metrics` reports it. */
 export interface ReconciliationStats {

@@ -60,6 +60,7 @@ export function buildOpsContext(resources: OpsResources): OpsContext {
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
       settleHorizonSeconds: config.settleHorizonSeconds,
       temporalTimeoutMs: config.temporal.requestTimeoutMs,
+      earlyReturn: config.earlyReturn,
     }),
     delivery: new WebhookDelivery({
       inbox: new WebhookInboxRepository(db),

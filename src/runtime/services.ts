@@ -101,6 +101,7 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
     progressCache,
     temporal,
     config,
+    tuning: config.worker,
   });
   await ensureReconciliationSchedule(temporal, {
     taskQueue: config.temporal.taskQueue,

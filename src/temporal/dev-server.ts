@@ -55,6 +55,43 @@ export interface DevServerOptions {
   stateDir: string;
   namespace?: string;
   log?: Log;
+  /** Dynamic config over {@link LOAD_DYNAMIC_CONFIG}, e.g. a benchmark's experiment. */
+  dynamicConfig?: Record<string, unknown>;
+  /** SQLite pragmas instead of {@link SQLITE_PRAGMAS} (a benchmark's baseline). */
+  sqlitePragmas?: readonly string[];
+}
+
+/**
+ * SQLite as a durable store that does not fsync every commit: the write-ahead log with
+ * `synchronous=normal` survives a crash of the server (not a power cut of the machine) and cuts
+ * the iowait that every workflow task paid under the default rollback journal.
+ */
+export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'] as const;
+
+/**
+ * Dynamic config for load: activities dispatched eagerly to the worker whose workflow task
+ * scheduled them (no trip through matching), and one task-queue partition, which is all one
+ * dev server needs (with the default four, tasks are forwarded between partitions). Measured by
+ * `npm run bench:temporal-settings` (docs/benchmarks.md).
+ */
+export const LOAD_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+  'system.enableActivityEagerExecution': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
+/** The `start-dev` flags for the SQLite pragmas and the dynamic config. */
+export function loadFlags(
+  extra: Record<string, unknown> = {},
+  pragmas: readonly string[] = SQLITE_PRAGMAS,
+): string[] {
+  return [
+    ...pragmas.flatMap((pragma) => ['--sqlite-pragma', pragma]),
+    ...Object.entries({ ...LOAD_DYNAMIC_CONFIG, ...extra }).flatMap(([key, value]) => [
+      '--dynamic-config-value',
+      `${key}=${JSON.stringify(value)}`,
+    ]),
+  ];
 }
 
 export interface DevServer {
@@ -83,6 +120,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     'warn',
     ...searchAttributeNames.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+    ...loadFlags(options.dynamicConfig, options.sqlitePragmas),
   ];
   const logFile = openSync(path.join(options.stateDir, `temporal-${options.port}.log`), 'a');
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFile, logFile] });

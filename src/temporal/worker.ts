@@ -20,6 +20,7 @@ import { MoneyWorkflows } from './money-workflows';
 import { correlationActivityInterceptor } from './correlation-interceptor';
 import { createWorkerMetrics } from './worker-metrics';
 import type { ActivityDeps, ReconciliationActivityDeps } from '../../activities';
+import type { WorkerTuning } from '../config/config';
 
 export interface DonationWorkerOptions {
   address: string;
@@ -36,6 +37,21 @@ export interface DonationWorkerOptions {
   >;
   /** A prebuilt bundle (tests share one); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Slots, pollers and cache (WORKER_* settings); the SDK's defaults where absent. */
+  tuning?: WorkerTuning;
+}
+
+/** The SDK's options for {@link WorkerTuning}; see docs/operations.md for how they were sized. */
+export function tuningOptions(tuning: WorkerTuning | undefined): Partial<WorkerOptions> {
+  if (!tuning) return {};
+  return {
+    maxCachedWorkflows: tuning.maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: tuning.maxConcurrentWorkflowTasks,
+    maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivities,
+    maxConcurrentLocalActivityExecutions: tuning.maxConcurrentLocalActivities,
+    workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.workflowPollers },
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.activityPollers },
+  };
 }
 
 export const workflowsPath = require.resolve('../../workflows');
@@ -107,6 +123,7 @@ export async function createDonationWorker(
       activity: [correlationActivityInterceptor, activityMetricsInterceptor(metrics)],
     },
     workflowBundle,
+    ...tuningOptions(options.tuning),
   });
   return { worker, connection };
 }

@@ -123,20 +123,31 @@ describe('idempotency across processes and crashes', () => {
     });
   });
 
-  it('recovers a claim whose process was killed between claim and workflow start', async () => {
-    // Nothing reaches Temporal: the claim is made, the workflow never starts.
-    const { key, donationId, campaignId } = await crashMidRequest('blackhole', 5, async (k) =>
+  it('takes over at once the claim of a process killed between claim and workflow start', async () => {
+    // Nothing reaches Temporal: the claim is made, the workflow never starts. The lease is
+    // 30 s: a retry that succeeds now did not wait it out.
+    const { key, donationId, campaignId } = await crashMidRequest('blackhole', 30, async (k) =>
       stack.store.get(scopedKey(clientAScope(k))),
     );
     await expect(
       stack.temporal.workflow.getHandle(donationWorkflowId(donationId)).describe(),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    const claim = stack.store.get(scopedKey(clientAScope(key)));
+    expect(claim).toMatchObject({
+      status: 'IN_FLIGHT',
+      owner: { host: expect.any(String) as string },
+    });
 
-    // Within the dead process's lease, a retry is told to wait, not let through.
-    const immediate = await postDonation(stack.apiUrl, key, donationBody(campaignId));
-    expect(immediate.status).toBe(409);
-    const survivor = await recoverOnce(key, campaignId, donationId);
-    const replay = await postDonation(survivor.url, key, donationBody(campaignId));
+    // The first retry, well within the dead holder's lease, takes its claim over: no 409.
+    const retry = await postDonation(stack.apiUrl, key, donationBody(campaignId));
+    expect(retry.status).toBe(202);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(((await retry.json()) as { id: string }).id).toBe(donationId);
+    await waitForStatus(stack, donationId, 'CONFIRMED');
+    const effects = await effectsOf(stack, donationId);
+    expect(effects).toMatchObject({ donations: 1, workflows: 1, charges: 1 });
+    expect(effects.ledger).toHaveLength(1);
+    const replay = await postDonation(stack.apiUrl, key, donationBody(campaignId));
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });
 

@@ -175,14 +175,14 @@ describe('Idempotency-Key over HTTP', () => {
 
 describe('A client that hangs up mid-request', () => {
   it('has its claim released at once, not when its request gives up', async () => {
-    // Temporal hangs (connections open, nothing flows): the request waits in its handler until
-    // its Temporal timeout, then answers 503 to nobody. Only the hang-up releases the claim
-    // before that.
+    // Temporal hangs (connections open, nothing flows): the request waits in its handler for
+    // its budget and a start's timeout, then answers 503 to nobody. Only the hang-up releases
+    // the claim before that.
     const proxy = await TcpProxy.start(testState().temporalAddress);
     const stack = await startStack({
       autoPayMs: -1,
       apiTemporalAddress: proxy.address,
-      env: { TEMPORAL_REQUEST_TIMEOUT_MS: '5000' },
+      env: { EARLY_RETURN_MS: '3000', TEMPORAL_REQUEST_TIMEOUT_MS: '3000' },
     });
     const gaveUp = async () => {
       const metrics = await stack.app.inject({ method: 'GET', url: '/metrics' });
@@ -233,7 +233,7 @@ describe('Temporal stopped', () => {
     const stack = await startStack({
       autoPayMs: 100,
       temporalAddress: `127.0.0.1:${port}`,
-      env: { TEMPORAL_REQUEST_TIMEOUT_MS: '1500' },
+      env: { EARLY_RETURN_MS: '1500', TEMPORAL_REQUEST_TIMEOUT_MS: '1500' },
     });
     try {
       const campaignId = await createCampaign(stack.db);

@@ -35,11 +35,11 @@ describe('metrics', () => {
 
   beforeAll(async () => {
     // The first donation waits through a createPayment retry (backoff 1 s, then 2 s): the edge
-    // must wait longer than that on a loaded machine rather than answer 503.
+    // must wait longer than that on a loaded machine rather than answer PENDING.
     stack = await startStack({
       noWorker: true,
       autoPayMs: 100,
-      env: { TEMPORAL_REQUEST_TIMEOUT_MS: '30000' },
+      env: { EARLY_RETURN_MS: '30000' },
     });
     const port = await freePort();
     workerMetricsUrl = `http://127.0.0.1:${port}/metrics`;

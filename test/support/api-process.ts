@@ -31,6 +31,7 @@ export async function spawnApi(
       PAYMENT_TIMEOUT_SECONDS: String(config.paymentTimeoutSeconds),
       SIMULATOR_WEBHOOK_SECRET: config.simulator.webhookSecret,
       INBOX_REDELIVERY_INTERVAL_MS: String(config.inboxRedeliveryIntervalMs),
+      EARLY_RETURN_MS: String(config.earlyReturn.budgetMs),
       ...overrides,
     },
     (line) => line.includes('"api listening"'),

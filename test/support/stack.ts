@@ -97,6 +97,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // would deliver other files' rows through its own Temporal connection.
     INBOX_REDELIVERY_INTERVAL_MS: '3600000',
     ...(options.simulatorPort && { SIMULATOR_URL: `http://127.0.0.1:${options.simulatorPort}` }),
+    // Tests that read the payment action from the 202 wait for it on a loaded machine; the
+    // PENDING answer past the budget has tests of its own.
+    EARLY_RETURN_MS: '15000',
     ...options.env,
   });
 

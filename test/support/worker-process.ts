@@ -11,23 +11,27 @@ export function spawnWorker(
   stack: Stack,
   options: { metricsPort?: number } = {},
 ): Promise<ChildEntry> {
-  const { config } = stack;
   return spawnEntry(
     'worker',
-    {
-      DATABASE_URL: config.databaseUrl,
-      REDIS_URL: config.redisUrl,
-      REDIS_KEY_PREFIX: config.redisKeyPrefix,
-      TEMPORAL_ADDRESS: config.temporal.address,
-      TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
-      SIMULATOR_URL: stack.simulatorUrl,
-      SIMULATOR_WEBHOOK_SECRET: config.simulator.webhookSecret,
-      API_KEYS: 'unused:unused-secret',
-      OPERATOR_KEYS: 'unused:unused-secret',
-      // Test files share a database: reconciliation runs only where a test starts it.
-      RECONCILE_INTERVAL_SECONDS: '0',
-      WORKER_METRICS_PORT: String(options.metricsPort ?? 0),
-    },
+    { ...workerEnv(stack), WORKER_METRICS_PORT: String(options.metricsPort ?? 0) },
     (line) => line.includes('worker polling'),
   );
+}
+
+/** The environment of a worker process on the stack's task queue, Temporal and database. */
+export function workerEnv(stack: Stack): Record<string, string> {
+  const { config } = stack;
+  return {
+    DATABASE_URL: config.databaseUrl,
+    REDIS_URL: config.redisUrl,
+    REDIS_KEY_PREFIX: config.redisKeyPrefix,
+    TEMPORAL_ADDRESS: config.temporal.address,
+    TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+    SIMULATOR_URL: stack.simulatorUrl,
+    SIMULATOR_WEBHOOK_SECRET: config.simulator.webhookSecret,
+    API_KEYS: 'unused:unused-secret',
+    OPERATOR_KEYS: 'unused:unused-secret',
+    // Test files share a database: reconciliation runs only where a test starts it.
+    RECONCILE_INTERVAL_SECONDS: '0',
+  };
 }

@@ -39,6 +39,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ WORKER_METRICS_PORT: '70000' })).toThrow(/WORKER_METRICS_PORT/);
   });
 
+  it('bounds the early return and sizes the workers, within limits', () => {
+    const config = loadConfig({ EARLY_RETURN_MS: '800', WORKER_PROCESSES: '3' });
+    expect(config.earlyReturn).toEqual({ budgetMs: 800, maxInFlight: 100 });
+    expect(config.worker).toMatchObject({ processes: 3, maxConcurrentWorkflowTasks: 100 });
+    expect(() => loadConfig({ EARLY_RETURN_MS: '120000' })).toThrow(/EARLY_RETURN_MS/);
+    expect(() => loadConfig({ WORKER_WORKFLOW_POLLERS: '1' })).toThrow(/WORKER_WORKFLOW_POLLERS/);
+  });
+
   it('keeps idempotency records for at least 24 hours', () => {
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '60' })).toThrow(/IDEMPOTENCY_TTL/);
   });

@@ -1,0 +1,13 @@
+/** Two local activities that do no I/O: what remains is Temporal's own cost. */
+export function createCalibrationActivities() {
+  return {
+    async first(): Promise<string> {
+      return 'recorded';
+    },
+    async second(previous: string): Promise<string> {
+      return `${previous}+created`;
+    },
+  };
+}
+
+export type CalibrationActivities = ReturnType<typeof createCalibrationActivities>;

@@ -1,0 +1,40 @@
+import { isGrpcServiceError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { AppError } from '../errors/error-catalogue';
+import type { DonationInput } from '../../workflows/contracts';
+
+/** How long a read of a workflow's first event may take before the GET answers 503. */
+const READ_TIMEOUT_MS = 1_000;
+/** gRPC's NOT_FOUND: no workflow with this ID (or its history passed retention). */
+const GRPC_NOT_FOUND = 5;
+
+/**
+ * The input of a donation workflow that has started, read from its first history event: what
+ * the edge answers for a donation it accepted (202 PENDING) before the worker has recorded it in
+ * Postgres. Undefined when no such workflow exists; 503 when Temporal cannot say.
+ */
+export async function readStartedDonation(
+  temporal: Client,
+  workflowId: string,
+): Promise<{ input: DonationInput; startedAt: Date } | undefined> {
+  let first;
+  try {
+    const page = await temporal.connection.withDeadline(Date.now() + READ_TIMEOUT_MS, () =>
+      temporal.workflowService.getWorkflowExecutionHistory({
+        namespace: temporal.options.namespace,
+        execution: { workflowId },
+        maximumPageSize: 1,
+      }),
+    );
+    first = page.history?.events?.[0];
+  } catch (error) {
+    if (isGrpcServiceError(error) && (error.code as number) === GRPC_NOT_FOUND) return undefined;
+    throw new AppError('service-unavailable', { retryAfter: 1, cause: error });
+  }
+  const payload = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!payload) return undefined;
+  const input =
+    temporal.options.loadedDataConverter.payloadConverter.fromPayload<DonationInput>(payload);
+  const seconds = Number(first?.eventTime?.seconds ?? 0);
+  return { input, startedAt: new Date(seconds * 1000) };
+}

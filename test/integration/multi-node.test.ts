@@ -1,0 +1,149 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { removeStoreFiles } from '../../src/idempotency/claims-location';
+import { spawnApi } from '../support/api-process';
+import type { ApiProcess } from '../support/api-process';
+import { postDonation } from '../support/donations';
+import { startNginx } from '../support/nginx';
+import type { Nginx } from '../support/nginx';
+import { createCampaign, eventually, startStack } from '../support/stack';
+import type { Stack } from '../support/stack';
+
+interface Answer {
+  key: string;
+  id: string;
+  amount: number;
+  paymentAction: unknown;
+  /** The upstream that answered the 202 (the last one nginx tried). */
+  node: string;
+}
+
+const RETRIED = new Set([409, 502, 503, 504]);
+
+/**
+ * Many nodes, proven: deploy/nginx.conf's consistent-hash routing run for real (Debian's nginx)
+ * in front of two API nodes, each with an LMDB of its own, and one worker. One node is killed
+ * with SIGKILL in the middle of a spike; its keys move to the other, and every donation is still
+ * confirmed exactly once: the workflow ID and Postgres' unique keys are the global backstop.
+ */
+describe('two API nodes behind nginx', () => {
+  let stack: Stack;
+  let nodes: ApiProcess[];
+  let nginx: Nginx;
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ autoPayMs: 200 });
+    nodes = [];
+    for (const name of ['a', 'b']) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), `galang-node-${name}-`));
+      dirs.push(dir);
+      nodes.push(await spawnApi(stack.config, { LMDB_PATH: dir }));
+    }
+    nginx = await startNginx(nodes.map((node) => new URL(node.url).host));
+    // Webhooks, too, reach the nodes through the balancer.
+    stack.simulator.webhookUrl = `${nginx.url}/v1/webhooks/simulator`;
+  }, 120_000);
+  afterAll(async () => {
+    await nginx.stop();
+    await Promise.all(nodes.map((node) => node.stop()));
+    for (const dir of dirs) removeStoreFiles(dir);
+    await stack.stop();
+  });
+
+  /** Posts until accepted, as a client does: the same key after Retry-After on 409/5xx. */
+  const donate = async (campaignId: string, key: string, amount: number): Promise<Answer> => {
+    const body = {
+      campaignId,
+      amount,
+      currency: 'IDR',
+      donor: { name: 'Ani', email: 'ani@example.com', anonymous: false },
+      paymentMethod: 'qris',
+    };
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const response = await postDonation(nginx.url, key, body).catch(() => undefined);
+      if (response?.status === 202) {
+        const answer = (await response.json()) as { id: string; paymentAction: unknown };
+        const node = (response.headers.get('x-galang-upstream') ?? '').split(', ').pop() ?? '';
+        return { key, amount, node, ...answer };
+      }
+      if (response && !RETRIED.has(response.status)) {
+        throw new Error(`${key}: ${response.status} ${await response.text()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`${key} was never accepted`);
+  };
+
+  it('moves a killed node’s keys to the other and confirms every donation exactly once', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const [a, b] = nodes.map((node) => new URL(node.url).host);
+    const answers: Answer[] = [];
+    let next = 0;
+    let killed = false;
+    const kill = async () => {
+      killed = true;
+      await nodes[0]?.kill9();
+    };
+    // 16 donors in a closed loop; node A dies once a third of the donations are in.
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < 90) {
+          const i = next++;
+          answers.push(await donate(campaignId, `spike-node-${campaignId}-${i}`, 1_000 + i));
+          if (!killed && answers.length >= 30) await kill();
+        }
+      }),
+    );
+    expect(killed).toBe(true);
+    const byA = answers.filter((answer) => answer.node === a);
+    expect(byA.length).toBeGreaterThan(0);
+    expect(answers.filter((answer) => answer.node === b).length).toBeGreaterThan(0);
+
+    // Every key again: all of them are answered by B now, with the donation they made, also
+    // the keys A answered (B has no record of them: it re-attaches through the workflow ID).
+    for (const answer of answers) {
+      const again = await donate(campaignId, answer.key, answer.amount);
+      expect(again.node).toBe(b);
+      expect(again.id).toBe(answer.id);
+      expect(again.paymentAction).toEqual(answer.paymentAction);
+    }
+
+    // Exactly once, from the data: rows, provider charges, ledger, totals.
+    const ids = new Set(answers.map((answer) => answer.id));
+    expect(ids.size).toBe(90);
+    await eventually(async () => {
+      const row = await stack.db
+        .selectFrom('donations')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('campaign_id', '=', campaignId)
+        .where('status', '=', 'CONFIRMED')
+        .executeTakeFirstOrThrow();
+      return Number(row.n) === 90 || undefined;
+    }, 60_000);
+    const rows = await stack.db
+      .selectFrom('donations')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .execute();
+    expect(new Set(rows.map((row) => row.id))).toEqual(ids);
+    for (const id of ids) expect(stack.simulator.chargeCount(`${id}:create`)).toBe(1);
+    const ledger = await stack.db
+      .selectFrom('donation_ledger')
+      .select(['donation_id', 'entry_type', 'amount'])
+      .where('campaign_id', '=', campaignId)
+      .execute();
+    expect(ledger).toHaveLength(90);
+    expect(new Set(ledger.map((entry) => entry.donation_id))).toEqual(ids);
+    expect(ledger.every((entry) => entry.entry_type === 'DONATION')).toBe(true);
+    const sum = answers.reduce((total, answer) => total + answer.amount, 0);
+    expect(ledger.reduce((total, entry) => total + entry.amount, 0)).toBe(sum);
+    const totals = await stack.db
+      .selectFrom('campaign_totals')
+      .select(['confirmed_amount', 'donation_count'])
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirstOrThrow();
+    expect(totals).toEqual({ confirmed_amount: sum, donation_count: 90 });
+  }, 180_000);
+});

@@ -1,0 +1,52 @@
+import pino from 'pino';
+import { startWorkerProcesses } from '../../src/runtime/worker-processes';
+import { postDonation, waitForStatus } from '../support/donations';
+import { createCampaign, donationBody, eventually, startStack } from '../support/stack';
+import type { Stack } from '../support/stack';
+import { workerEnv } from '../support/worker-process';
+
+/**
+ * The workers `npm start` runs beside the API (WORKER_PROCESSES): real worker processes on the
+ * stack's task queue take donations, and one killed with SIGKILL is replaced.
+ */
+describe('worker processes', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ noWorker: true, autoPayMs: 100 });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  it('take donations in processes of their own, and a killed one is replaced', async () => {
+    const workers = await startWorkerProcesses(2, 0, pino({ level: 'silent' }), {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      ...workerEnv(stack),
+    });
+    try {
+      const campaignId = await createCampaign(stack.db);
+      const donate = async (key: string) => {
+        const response = await postDonation(stack.apiUrl, key, donationBody(campaignId));
+        expect(response.status).toBe(202);
+        const { id } = (await response.json()) as { id: string };
+        await waitForStatus(stack, id, 'CONFIRMED');
+      };
+      await donate(`workers-${Date.now()}`);
+
+      const [victim, survivor] = workers.pids();
+      expect(survivor).toEqual(expect.any(Number));
+      process.kill(victim ?? 0, 'SIGKILL');
+      const replaced = await eventually(async () => {
+        const pids = workers.pids();
+        return pids.length === 2 && !pids.includes(victim ?? 0) ? pids : undefined;
+      });
+      expect(replaced).toContain(survivor);
+      await donate(`workers-after-kill-${Date.now()}`);
+    } finally {
+      await workers.stop();
+    }
+  }, 120_000);
+});
