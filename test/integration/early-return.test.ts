@@ -8,7 +8,7 @@ import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import { IdempotencyStore } from '../../src/idempotency/idempotency-store';
 import { createMetrics } from '../../src/observability/metrics';
 import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
-import { donationWorkflowId, paymentActionUpdateId } from '../../workflows/contracts';
+import { donationWorkflowId, paymentActionUpdateId, WorkflowType } from '../../workflows/contracts';
 import { clientAScope, effectsOf, postDonation, waitForStatus } from '../support/donations';
 import {
   CLIENT_SECRET,
@@ -241,7 +241,7 @@ describe('the start of a donation (issue 12, the edge)', () => {
     const id = deriveUuid(clientAScope(key));
     // A run that never got anywhere (no worker polls its queue), then terminated: what an
     // operator's terminate or a run timing out leaves behind. Its client never got an answer.
-    const dead = await stack.temporal.workflow.start('donationWorkflow', {
+    const dead = await stack.temporal.workflow.start(WorkflowType.donation, {
       workflowId: donationWorkflowId(id),
       taskQueue: `nobody-polls-${Date.now()}`,
       args: [{}],
