@@ -86,6 +86,8 @@ export const DonationView = Type.Object({
   confirmedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+  /** The donation's workflow in the Temporal UI, whether or not it still runs. */
+  workflowId: Type.String(),
   workflow: Type.Optional(
     Type.Object({
       id: Type.String(),

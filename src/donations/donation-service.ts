@@ -366,6 +366,7 @@ function startedView(input: DonationInput, startedAt: Date): DonationView {
     confirmedAt: null,
     createdAt: at,
     updatedAt: at,
+    workflowId: input.workflowId,
   };
 }
 
@@ -393,5 +394,6 @@ function toView(donation: Donation): DonationView {
     confirmedAt: donation.confirmedAt?.toISOString() ?? null,
     createdAt: donation.createdAt.toISOString(),
     updatedAt: donation.updatedAt.toISOString(),
+    workflowId: donation.workflowId,
   };
 }

@@ -244,11 +244,11 @@ function showStatus(view) {
   const open = OPEN.has(view.status);
   $('simulate').hidden = !(page.config.simulatePayments && view.status === 'AWAITING_PAYMENT');
   $('again').hidden = open;
-  if (view.workflow?.id) {
+  if (view.workflowId) {
     const { url, namespace } = page.config.temporalUi;
     $('workflow').href =
       `${url}/namespaces/${encodeURIComponent(namespace)}/workflows/` +
-      encodeURIComponent(view.workflow.id);
+      encodeURIComponent(view.workflowId);
     $('workflow').hidden = false;
   }
 }
