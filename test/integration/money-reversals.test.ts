@@ -1,0 +1,291 @@
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import type { PaymentPlan } from '../../src/providers/simulator/simulator-server';
+import { reversalWorkflowId } from '../../workflows/contracts';
+import type { RefundRequestResult, ReversalResult } from '../../workflows/contracts';
+import { totalsOf, waitForStatus, workflowResult } from '../support/donations';
+import {
+  closedResult,
+  ledgerOf,
+  ledgerWith,
+  paymentOf,
+  processedEvent,
+  rowOf,
+  runningWorkflow,
+} from '../support/money';
+import { donate } from '../support/reconciliation';
+import { OPERATOR_SECRET, createCampaign, eventually, startStack } from '../support/stack';
+import type { Stack } from '../support/stack';
+import { testState } from '../support/test-env';
+
+/**
+ * Issue 12, defects 2, 4 and 5: money goes back exactly as the provider moved it. Each refund and
+ * dispute is its own ledger entry with the provider's amount, posted once the provider reports
+ * it final; the donation's status and the campaign's total follow the net.
+ */
+describe('reversals follow the provider', () => {
+  let stack: Stack;
+  let campaignId: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ autoPayMs: 100, paymentTimeoutSeconds: 30 });
+  });
+  beforeEach(async () => {
+    campaignId = await createCampaign(stack.db);
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  /** A donation paid and credited; its id and its payment's id at the simulator. */
+  async function credited(amount: number, plan: PaymentPlan = {}) {
+    const id = await donate(stack, campaignId, amount, plan);
+    expect(await workflowResult(stack, id)).toMatchObject({ status: 'CONFIRMED' });
+    return { id, payment: await paymentOf(stack, id) };
+  }
+
+  const entry = (entry_type: string, external_ref: string, amount: number) => ({
+    entry_type,
+    external_ref,
+    amount,
+  });
+
+  it('posts each partial refund made at the provider after close as its own entry, then the rest', async () => {
+    const { id, payment } = await credited(40_000);
+
+    const first = stack.simulator.refundAtProvider(payment, 15_000);
+    await waitForStatus(stack, id, 'PARTIALLY_REFUNDED');
+    expect(await ledgerWith(stack, id, 2)).toEqual([
+      entry('DONATION', '', 40_000),
+      entry('REFUND', first.id, -15_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 25_000,
+      donation_count: 1,
+    });
+
+    const second = stack.simulator.refundAtProvider(payment, 10_000);
+    expect((await ledgerWith(stack, id, 3))[2]).toEqual(entry('REFUND', second.id, -10_000));
+    expect((await rowOf(stack, id)).status).toBe('PARTIALLY_REFUNDED');
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 15_000,
+      donation_count: 1,
+    });
+
+    const rest = stack.simulator.refundAtProvider(payment, 15_000);
+    await waitForStatus(stack, id, 'REFUNDED');
+    expect(await ledgerOf(stack, id)).toEqual([
+      entry('DONATION', '', 40_000),
+      entry('REFUND', first.id, -15_000),
+      entry('REFUND', second.id, -10_000),
+      entry('REFUND', rest.id, -15_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
+    expect(stack.simulator.payment(payment)?.refunded_amount).toBe(40_000);
+  });
+
+  /**
+   * Runs `during` while this test holds the donation's row lock, as a slow or retrying step of
+   * galang would: every confirmation or posting of the donation waits for it. `blocked` resolves
+   * once one of them is waiting.
+   */
+  async function holdingRow<T>(
+    donationId: string,
+    during: (blocked: () => Promise<unknown>) => Promise<T>,
+  ): Promise<T> {
+    const lock = new pg.Client({ connectionString: testState().databaseUrl });
+    await lock.connect();
+    try {
+      await lock.query('BEGIN');
+      await lock.query('SELECT id FROM donations WHERE id = $1 FOR UPDATE', [donationId]);
+      const { rows } = await lock.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const blocked = () =>
+        eventually(async () => {
+          const waiting = await lock.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+            [rows[0]?.pid],
+          );
+          return (waiting.rows[0]?.n ?? 0) > 0 ? true : undefined;
+        });
+      return await during(blocked);
+    } finally {
+      await lock.query('COMMIT');
+      await lock.end();
+    }
+  }
+
+  /**
+   * Lets the payment settle while the donation's row is held, so the workflow's confirmDonation
+   * waits; runs `meanwhile` with the provider and waits until its notification was handed on.
+   */
+  async function whileConfirming(
+    amount: number,
+    meanwhile: (payment: string) => string,
+    delivered: (id: string, refundOrDispute: string) => Promise<unknown>,
+  ) {
+    const id = await donate(stack, campaignId, amount, { autoPayMs: -1 });
+    const payment = await paymentOf(stack, id);
+    return holdingRow(id, async (blocked) => {
+      stack.simulator.transition(payment, 'settled');
+      await blocked();
+      const external = meanwhile(payment);
+      await delivered(id, external);
+      expect((await rowOf(stack, id)).status).toBe('AWAITING_PAYMENT');
+      return { id, payment, external };
+    });
+  }
+
+  it('reverses a refund that arrives while the donation is being confirmed', async () => {
+    const { id, external: refundId } = await whileConfirming(
+      40_000,
+      (payment) => stack.simulator.refundAtProvider(payment, 15_000).id,
+      (donationId, refundId) =>
+        processedEvent(stack, donationId, { kind: 'refund', status: 'SUCCEEDED', refundId }),
+    );
+    // Credited once; its outcome shows the status at its end, which the refund may have moved.
+    expect(await workflowResult(stack, id)).toMatchObject({ credited: true });
+    await waitForStatus(stack, id, 'PARTIALLY_REFUNDED');
+    expect(await ledgerOf(stack, id)).toEqual([
+      entry('DONATION', '', 40_000),
+      entry('REFUND', refundId, -15_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 25_000,
+      donation_count: 1,
+    });
+  });
+
+  it('charges back a dispute opened while the donation is being confirmed', async () => {
+    const { id, external: disputeId } = await whileConfirming(
+      30_000,
+      (payment) => stack.simulator.openDispute(payment).id,
+      (donationId, disputeId) =>
+        processedEvent(stack, donationId, { kind: 'dispute', status: 'OPEN', disputeId }),
+    );
+    await waitForStatus(stack, id, 'CHARGED_BACK');
+    expect(await ledgerOf(stack, id)).toEqual([
+      entry('DONATION', '', 30_000),
+      entry('CHARGEBACK', disputeId, -30_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
+  });
+
+  it('moves no money for an operator refund the provider denies', async () => {
+    const { id, payment } = await credited(30_000, { refundOutcome: 'denied' });
+    const response = await fetch(`${stack.apiUrl}/v1/donations/${id}/refunds`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${OPERATOR_SECRET}`,
+        'idempotency-key': `denied-${randomUUID()}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ reason: 'donor asked' }),
+    });
+    expect(response.status).toBe(202);
+    const { workflowId } = (await response.json()) as { workflowId: string };
+    const request = await closedResult<RefundRequestResult>(stack, workflowId);
+    expect(request.status).toBe('FAILED');
+    expect(
+      await closedResult<ReversalResult>(
+        stack,
+        reversalWorkflowId(id, 'refund', request.refundId),
+      ),
+    ).toMatchObject({ outcome: 'no-money-moved' });
+
+    expect(stack.simulator.payment(payment)?.refunds).toEqual([
+      expect.objectContaining({ id: request.refundId, status: 'failed', amount: 30_000 }),
+    ]);
+    expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
+    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 30_000)]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 30_000,
+      donation_count: 1,
+    });
+  });
+
+  it('moves no money for a refund that stays pending and then fails', async () => {
+    const { id, payment } = await credited(20_000, { refundSettleMs: -1 });
+    const refund = stack.simulator.refundAtProvider(payment, 20_000);
+    const reversal = reversalWorkflowId(id, 'refund', refund.id);
+    // Followed while pending, with nothing posted.
+    await runningWorkflow(stack, reversal);
+    await processedEvent(stack, id, { kind: 'refund', status: 'PENDING', refundId: refund.id });
+    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 20_000)]);
+    expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
+
+    stack.simulator.settleRefund(refund.id, 'failed');
+    expect(await closedResult<ReversalResult>(stack, reversal)).toMatchObject({
+      outcome: 'no-money-moved',
+    });
+    await processedEvent(stack, id, { kind: 'refund', status: 'FAILED', refundId: refund.id });
+    expect(await closedResult<ReversalResult>(stack, reversal)).toMatchObject({
+      outcome: 'no-money-moved',
+    });
+    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 20_000)]);
+    expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 20_000,
+      donation_count: 1,
+    });
+  });
+
+  it('gives the money back when a refund that succeeded later fails', async () => {
+    const { id, payment } = await credited(20_000, { refundSettleMs: -1 });
+    const refund = stack.simulator.refundAtProvider(payment, 20_000);
+    stack.simulator.settleRefund(refund.id, 'succeeded');
+    await waitForStatus(stack, id, 'REFUNDED');
+    expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
+
+    stack.simulator.settleRefund(refund.id, 'failed');
+    await waitForStatus(stack, id, 'CONFIRMED');
+    expect(await ledgerOf(stack, id)).toEqual([
+      entry('DONATION', '', 20_000),
+      entry('REFUND', refund.id, -20_000),
+      entry('REFUND_REVERSAL', refund.id, 20_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 20_000,
+      donation_count: 1,
+    });
+  });
+
+  it('charges back an opened dispute and credits it again when the dispute is won', async () => {
+    const { id, payment } = await credited(30_000);
+    const dispute = stack.simulator.openDispute(payment);
+    await waitForStatus(stack, id, 'CHARGED_BACK');
+    expect(await ledgerOf(stack, id)).toEqual([
+      entry('DONATION', '', 30_000),
+      entry('CHARGEBACK', dispute.id, -30_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
+
+    stack.simulator.closeDispute(dispute.id, 'won');
+    await waitForStatus(stack, id, 'CONFIRMED');
+    expect(await ledgerOf(stack, id)).toEqual([
+      entry('DONATION', '', 30_000),
+      entry('CHARGEBACK', dispute.id, -30_000),
+      entry('CHARGEBACK_REVERSAL', dispute.id, 30_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 30_000,
+      donation_count: 1,
+    });
+  });
+
+  it('keeps a lost dispute charged back with one chargeback entry', async () => {
+    const { id, payment } = await credited(30_000);
+    const dispute = stack.simulator.openDispute(payment);
+    await waitForStatus(stack, id, 'CHARGED_BACK');
+    stack.simulator.closeDispute(dispute.id, 'lost');
+    await processedEvent(stack, id, { kind: 'dispute', status: 'LOST', disputeId: dispute.id });
+    expect(
+      await closedResult<ReversalResult>(stack, reversalWorkflowId(id, 'dispute', dispute.id)),
+    ).toMatchObject({ outcome: 'posted', donationStatus: 'CHARGED_BACK' });
+    expect(await ledgerOf(stack, id)).toEqual([
+      entry('DONATION', '', 30_000),
+      entry('CHARGEBACK', dispute.id, -30_000),
+    ]);
+    expect((await rowOf(stack, id)).status).toBe('CHARGED_BACK');
+    expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
+  });
+});
