@@ -288,4 +288,26 @@ describe('reversals follow the provider', () => {
     expect((await rowOf(stack, id)).status).toBe('CHARGED_BACK');
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
   });
+
+  it('posts a dispute won while its opening is being posted', async () => {
+    const { id, payment } = await credited(25_000);
+    const dispute = await holdingRow(id, async (blocked) => {
+      const opened = stack.simulator.openDispute(payment, 10_000);
+      // The dispute's reversal is posting the chargeback when the provider says it was won.
+      await blocked();
+      stack.simulator.closeDispute(opened.id, 'won');
+      await processedEvent(stack, id, { kind: 'dispute', status: 'WON', disputeId: opened.id });
+      return opened;
+    });
+    expect(await ledgerWith(stack, id, 3)).toEqual([
+      entry('DONATION', '', 25_000),
+      entry('CHARGEBACK', dispute.id, -10_000),
+      entry('CHARGEBACK_REVERSAL', dispute.id, 10_000),
+    ]);
+    expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 25_000,
+      donation_count: 1,
+    });
+  });
 });
