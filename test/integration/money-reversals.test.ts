@@ -186,10 +186,7 @@ describe('reversals follow the provider', () => {
     const request = await closedResult<RefundRequestResult>(stack, workflowId);
     expect(request.status).toBe('FAILED');
     expect(
-      await closedResult<ReversalResult>(
-        stack,
-        reversalWorkflowId(id, 'refund', request.refundId),
-      ),
+      await closedResult<ReversalResult>(stack, reversalWorkflowId(id, 'refund', request.refundId)),
     ).toMatchObject({ outcome: 'no-money-moved' });
 
     expect(stack.simulator.payment(payment)?.refunds).toEqual([
