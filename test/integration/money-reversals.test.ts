@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import type { PaymentPlan } from '../../src/providers/simulator/simulator-server';
 import { reversalWorkflowId } from '../../workflows/contracts';
@@ -6,6 +5,7 @@ import type { RefundRequestResult, ReversalResult } from '../../workflows/contra
 import { totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
   closedResult,
+  holdingRow,
   ledgerOf,
   ledgerWith,
   paymentOf,
@@ -14,9 +14,8 @@ import {
   runningWorkflow,
 } from '../support/money';
 import { donate } from '../support/reconciliation';
-import { OPERATOR_SECRET, createCampaign, eventually, startStack } from '../support/stack';
+import { OPERATOR_SECRET, createCampaign, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
-import { testState } from '../support/test-env';
 
 /**
  * Issue 12, defects 2, 4 and 5: money goes back exactly as the provider moved it. Each refund and
@@ -85,36 +84,6 @@ describe('reversals follow the provider', () => {
   });
 
   /**
-   * Runs `during` while this test holds the donation's row lock, as a slow or retrying step of
-   * galang would: every confirmation or posting of the donation waits for it. `blocked` resolves
-   * once one of them is waiting.
-   */
-  async function holdingRow<T>(
-    donationId: string,
-    during: (blocked: () => Promise<unknown>) => Promise<T>,
-  ): Promise<T> {
-    const lock = new pg.Client({ connectionString: testState().databaseUrl });
-    await lock.connect();
-    try {
-      await lock.query('BEGIN');
-      await lock.query('SELECT id FROM donations WHERE id = $1 FOR UPDATE', [donationId]);
-      const { rows } = await lock.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      const blocked = () =>
-        eventually(async () => {
-          const waiting = await lock.query<{ n: number }>(
-            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
-            [rows[0]?.pid],
-          );
-          return (waiting.rows[0]?.n ?? 0) > 0 ? true : undefined;
-        });
-      return await during(blocked);
-    } finally {
-      await lock.query('COMMIT');
-      await lock.end();
-    }
-  }
-
-  /**
    * Lets the payment settle while the donation's row is held, so the workflow's confirmDonation
    * waits; runs `meanwhile` with the provider and waits until its notification was handed on.
    */
@@ -125,7 +94,7 @@ describe('reversals follow the provider', () => {
   ) {
     const id = await donate(stack, campaignId, amount, { autoPayMs: -1 });
     const payment = await paymentOf(stack, id);
-    return holdingRow(id, async (blocked) => {
+    return holdingRow(stack, id, async (blocked) => {
       stack.simulator.transition(payment, 'settled');
       await blocked();
       const external = meanwhile(payment);
@@ -288,7 +257,7 @@ describe('reversals follow the provider', () => {
 
   it('posts a dispute won while its opening is being posted', async () => {
     const { id, payment } = await credited(25_000);
-    const dispute = await holdingRow(id, async (blocked) => {
+    const dispute = await holdingRow(stack, id, async (blocked) => {
       const opened = stack.simulator.openDispute(payment, 10_000);
       // The dispute's reversal is posting the chargeback when the provider says it was won.
       await blocked();

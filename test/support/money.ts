@@ -1,9 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
 import { donationWorkflowId } from '../../src/donations/donation';
 import { signStandardWebhook } from '../../src/providers/standard-webhooks';
 import { eventually } from './stack';
 import type { Stack } from './stack';
+import { testState } from './test-env';
 
 /**
  * What the money tests read: a donation's rows in Postgres, its payment at the simulator, the
@@ -167,4 +169,35 @@ export function stripeSignature(secret: string, body: string): string {
   const timestamp = Math.floor(Date.now() / 1000);
   const mac = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   return `t=${timestamp},v1=${mac}`;
+}
+
+/**
+ * Runs `during` while the test holds the donation's row lock, as a slow or retrying step of
+ * galang would: every confirmation, ending or posting of the donation waits for it. `blocked`
+ * resolves once one of them is waiting.
+ */
+export async function holdingRow<T>(
+  stack: Stack,
+  donationId: string,
+  during: (blocked: () => Promise<unknown>) => Promise<T>,
+): Promise<T> {
+  const lock = new pg.Client({ connectionString: testState().databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('BEGIN');
+    await lock.query('SELECT id FROM donations WHERE id = $1 FOR UPDATE', [donationId]);
+    const { rows } = await lock.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const blocked = () =>
+      eventually(async () => {
+        const waiting = await lock.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          [rows[0]?.pid],
+        );
+        return (waiting.rows[0]?.n ?? 0) > 0 ? true : undefined;
+      });
+    return await during(blocked);
+  } finally {
+    await lock.query('COMMIT');
+    await lock.end();
+  }
 }
