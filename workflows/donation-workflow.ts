@@ -38,6 +38,18 @@ const { startPayment, fetchPayment, closePayment, confirmDonation, failDonation 
   proxyLocalActivities<DonationActivities>(moneyLocalActivity);
 const { startLatePayment } = proxyActivities<ReversalActivities>(moneyActivity);
 
+/**
+ * A PAID that reached the run after one of its endings was written by a local activity whose
+ * workflow task was then discarded is credited over that ending.
+ */
+export const CREDIT_OVER_DISCARDED_ENDING = 'credit-over-discarded-ending';
+const UNCREDITED_ENDINGS: readonly FinalFailureStatus[] = [
+  'FAILED',
+  'EXPIRED',
+  'CANCELED',
+  'NEEDS_REVIEW',
+];
+
 /** Past the deadline, a payment the provider would not close is checked this long by default. */
 const DEFAULT_SETTLE_HORIZON_SECONDS = 24 * 3600;
 const MAX_CHECK_INTERVAL_MS = 10 * 60 * 1000;
@@ -172,7 +184,16 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
             `paid ${payment.amount} ${payment.currency}, expected ${input.amount} ${input.currency}`,
           );
         }
-        const confirmed = await confirmDonation(input.donationId, false);
+        let confirmed = await confirmDonation(input.donationId, false);
+        if (
+          !confirmed.credited &&
+          (UNCREDITED_ENDINGS as readonly string[]).includes(confirmed.status) &&
+          patched(CREDIT_OVER_DISCARDED_ENDING)
+        ) {
+          // The row was closed by a step of this run that Temporal discarded (its workflow task
+          // failed when this PAID came in): the payment was seen before the run ended.
+          confirmed = await confirmDonation(input.donationId, true);
+        }
         setStatus(confirmed.status);
         return { donationId: input.donationId, status: state.status, credited: confirmed.credited };
       }

@@ -1,9 +1,12 @@
 import { donationWorkflowId } from '../../src/donations/donation';
+import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
+import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import { getStateQuery, latePaymentWorkflowId } from '../../workflows/contracts';
 import type { LatePaymentResult } from '../../workflows/contracts';
 import { totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
   closedResult,
+  holdingRow,
   ledgerOf,
   ledgerWith,
   paymentOf,
@@ -145,11 +148,16 @@ describe('late payments', () => {
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
   });
 
-  it('takes a success the provider reports after a decline', async () => {
+  it('takes a success that arrives while the decline is being recorded', async () => {
     const id = await donate(stack, campaignId, 25_000);
     const payment = await paymentOf(stack, id);
-    stack.simulator.transition(payment, 'declined');
-    stack.simulator.transition(payment, 'settled');
+    await holdingRow(stack, id, async (blocked) => {
+      stack.simulator.transition(payment, 'declined');
+      // The workflow is ending the donation as FAILED and waits for the row.
+      await blocked();
+      stack.simulator.transition(payment, 'settled');
+      await processedEvent(stack, id, { kind: 'payment', status: 'PAID' });
+    });
     await waitForStatus(stack, id, 'CONFIRMED');
     expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 25_000)]);
     expect(await totalsOf(stack, campaignId)).toEqual({
@@ -157,6 +165,47 @@ describe('late payments', () => {
       donation_count: 1,
     });
     expect(stack.simulator.chargeCount(`${id}:create`)).toBe(1);
+  });
+
+  it('has reconciliation apply a recorded success that no delivery applied', async () => {
+    // The notification was recorded but its delivery raced the donation's end (the API crashed
+    // between the two, say); the provider's own notifications are lost.
+    const id = await donate(stack, campaignId, 40_000, { dropWebhooks: true });
+    const payment = await paymentOf(stack, id);
+    expect(await workflowResult(stack, id)).toMatchObject({ status: 'EXPIRED' });
+    stack.simulator.transition(payment, 'settled');
+    const inbox = new WebhookInboxRepository(stack.db);
+    const recorded = await inbox.insert(
+      'simulator',
+      {
+        kind: 'payment',
+        eventKey: `unapplied-${id}`,
+        donationRef: id,
+        providerReference: payment,
+        status: 'PAID',
+        amount: 40_000,
+        currency: 'IDR',
+        occurredAt: new Date().toISOString(),
+      },
+      '{}',
+    );
+    expect(recorded?.donationId).toBe(id);
+    await inbox.markProcessed(recorded?.id ?? '', 'workflow-closed');
+
+    const report = await runReconciliationNow(stack.temporal, stack.config.temporal.taskQueue);
+
+    expect(report.stuckRestarted).toContainEqual(
+      expect.objectContaining({ donationId: id, action: 'late-payment' }),
+    );
+    expect(await closedResult<LatePaymentResult>(stack, latePaymentWorkflowId(id))).toEqual({
+      outcome: 'credited',
+      donationStatus: 'CONFIRMED',
+    });
+    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 40_000)]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 40_000,
+      donation_count: 1,
+    });
   });
 
   it('takes a success the provider reports after the donation failed on a decline', async () => {
