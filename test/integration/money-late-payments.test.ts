@@ -7,6 +7,7 @@ import { totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
   closedResult,
   holdingRow,
+  ledgerEntry,
   ledgerOf,
   ledgerWith,
   paymentOf,
@@ -26,12 +27,6 @@ import type { Stack } from '../support/stack';
  */
 const SETTINGS = { autoPayMs: -1, paymentTimeoutSeconds: 2 };
 const HORIZON = { PAYMENT_SETTLE_HORIZON_SECONDS: '8' };
-
-const entry = (entry_type: string, external_ref: string, amount: number) => ({
-  entry_type,
-  external_ref,
-  amount,
-});
 
 describe('late payments', () => {
   let stack: Stack;
@@ -70,7 +65,7 @@ describe('late payments', () => {
 
     stack.simulator.transition(payment, 'settled');
     expect(await handle.result()).toMatchObject({ status: 'CONFIRMED', credited: true });
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 45_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 45_000)]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 45_000,
       donation_count: 1,
@@ -96,7 +91,7 @@ describe('late payments', () => {
       outcome: 'credited',
       donationStatus: 'CONFIRMED',
     });
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 15_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 15_000)]);
   });
 
   it('credits a payment that succeeds after its donation expired, while the campaign is open', async () => {
@@ -115,7 +110,7 @@ describe('late payments', () => {
       last_error: `late-payment:${latePaymentWorkflowId(id)}`,
     });
     expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 35_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 35_000)]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 35_000,
       donation_count: 1,
@@ -142,8 +137,8 @@ describe('late payments', () => {
     expect(refunds).toEqual([expect.objectContaining({ status: 'succeeded', amount: 35_000 })]);
     expect(stack.simulator.refundCount(`${id}-refund-late-payment`)).toBe(1);
     expect(await ledgerWith(stack, id, 2)).toEqual([
-      entry('DONATION', '', 35_000),
-      entry('REFUND', refunds[0]?.id ?? '', -35_000),
+      ledgerEntry('DONATION', '', 35_000),
+      ledgerEntry('REFUND', refunds[0]?.id ?? '', -35_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
   });
@@ -159,7 +154,7 @@ describe('late payments', () => {
       await processedEvent(stack, id, { kind: 'payment', status: 'PAID' });
     });
     await waitForStatus(stack, id, 'CONFIRMED');
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 25_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 25_000)]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 25_000,
       donation_count: 1,
@@ -201,7 +196,7 @@ describe('late payments', () => {
       outcome: 'credited',
       donationStatus: 'CONFIRMED',
     });
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 40_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 40_000)]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 40_000,
       donation_count: 1,
@@ -219,7 +214,7 @@ describe('late payments', () => {
       outcome: 'credited',
       donationStatus: 'CONFIRMED',
     });
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 20_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 20_000)]);
   });
 });
 
@@ -247,8 +242,8 @@ describe('late payments under LATE_PAYMENT_POLICY=refund', () => {
     const refunds = stack.simulator.payment(payment)?.refunds ?? [];
     expect(refunds).toEqual([expect.objectContaining({ status: 'succeeded', amount: 30_000 })]);
     expect(await ledgerWith(stack, id, 2)).toEqual([
-      entry('DONATION', '', 30_000),
-      entry('REFUND', refunds[0]?.id ?? '', -30_000),
+      ledgerEntry('DONATION', '', 30_000),
+      ledgerEntry('REFUND', refunds[0]?.id ?? '', -30_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
   });

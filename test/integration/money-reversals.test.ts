@@ -6,6 +6,7 @@ import { totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
   closedResult,
   holdingRow,
+  ledgerEntry,
   ledgerOf,
   ledgerWith,
   paymentOf,
@@ -43,20 +44,14 @@ describe('reversals follow the provider', () => {
     return { id, payment: await paymentOf(stack, id) };
   }
 
-  const entry = (entry_type: string, external_ref: string, amount: number) => ({
-    entry_type,
-    external_ref,
-    amount,
-  });
-
   it('posts each partial refund made at the provider after close as its own entry, then the rest', async () => {
     const { id, payment } = await credited(40_000);
 
     const first = stack.simulator.refundAtProvider(payment, 15_000);
     await waitForStatus(stack, id, 'PARTIALLY_REFUNDED');
     expect(await ledgerWith(stack, id, 2)).toEqual([
-      entry('DONATION', '', 40_000),
-      entry('REFUND', first.id, -15_000),
+      ledgerEntry('DONATION', '', 40_000),
+      ledgerEntry('REFUND', first.id, -15_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 25_000,
@@ -64,7 +59,7 @@ describe('reversals follow the provider', () => {
     });
 
     const second = stack.simulator.refundAtProvider(payment, 10_000);
-    expect((await ledgerWith(stack, id, 3))[2]).toEqual(entry('REFUND', second.id, -10_000));
+    expect((await ledgerWith(stack, id, 3))[2]).toEqual(ledgerEntry('REFUND', second.id, -10_000));
     expect((await rowOf(stack, id)).status).toBe('PARTIALLY_REFUNDED');
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 15_000,
@@ -74,10 +69,10 @@ describe('reversals follow the provider', () => {
     const rest = stack.simulator.refundAtProvider(payment, 15_000);
     await waitForStatus(stack, id, 'REFUNDED');
     expect(await ledgerOf(stack, id)).toEqual([
-      entry('DONATION', '', 40_000),
-      entry('REFUND', first.id, -15_000),
-      entry('REFUND', second.id, -10_000),
-      entry('REFUND', rest.id, -15_000),
+      ledgerEntry('DONATION', '', 40_000),
+      ledgerEntry('REFUND', first.id, -15_000),
+      ledgerEntry('REFUND', second.id, -10_000),
+      ledgerEntry('REFUND', rest.id, -15_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
     expect(stack.simulator.payment(payment)?.refunded_amount).toBe(40_000);
@@ -115,8 +110,8 @@ describe('reversals follow the provider', () => {
     expect(await workflowResult(stack, id)).toMatchObject({ credited: true });
     await waitForStatus(stack, id, 'PARTIALLY_REFUNDED');
     expect(await ledgerOf(stack, id)).toEqual([
-      entry('DONATION', '', 40_000),
-      entry('REFUND', refundId, -15_000),
+      ledgerEntry('DONATION', '', 40_000),
+      ledgerEntry('REFUND', refundId, -15_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 25_000,
@@ -133,8 +128,8 @@ describe('reversals follow the provider', () => {
     );
     await waitForStatus(stack, id, 'CHARGED_BACK');
     expect(await ledgerOf(stack, id)).toEqual([
-      entry('DONATION', '', 30_000),
-      entry('CHARGEBACK', disputeId, -30_000),
+      ledgerEntry('DONATION', '', 30_000),
+      ledgerEntry('CHARGEBACK', disputeId, -30_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
   });
@@ -162,7 +157,7 @@ describe('reversals follow the provider', () => {
       expect.objectContaining({ id: request.refundId, status: 'failed', amount: 30_000 }),
     ]);
     expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 30_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 30_000)]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 30_000,
       donation_count: 1,
@@ -176,7 +171,7 @@ describe('reversals follow the provider', () => {
     // Followed while pending, with nothing posted.
     await runningWorkflow(stack, reversal);
     await processedEvent(stack, id, { kind: 'refund', status: 'PENDING', refundId: refund.id });
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 20_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 20_000)]);
     expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
 
     stack.simulator.settleRefund(refund.id, 'failed');
@@ -187,7 +182,7 @@ describe('reversals follow the provider', () => {
     expect(await closedResult<ReversalResult>(stack, reversal)).toMatchObject({
       outcome: 'no-money-moved',
     });
-    expect(await ledgerOf(stack, id)).toEqual([entry('DONATION', '', 20_000)]);
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 20_000)]);
     expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 20_000,
@@ -205,9 +200,9 @@ describe('reversals follow the provider', () => {
     stack.simulator.settleRefund(refund.id, 'failed');
     await waitForStatus(stack, id, 'CONFIRMED');
     expect(await ledgerOf(stack, id)).toEqual([
-      entry('DONATION', '', 20_000),
-      entry('REFUND', refund.id, -20_000),
-      entry('REFUND_REVERSAL', refund.id, 20_000),
+      ledgerEntry('DONATION', '', 20_000),
+      ledgerEntry('REFUND', refund.id, -20_000),
+      ledgerEntry('REFUND_REVERSAL', refund.id, 20_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 20_000,
@@ -220,17 +215,17 @@ describe('reversals follow the provider', () => {
     const dispute = stack.simulator.openDispute(payment);
     await waitForStatus(stack, id, 'CHARGED_BACK');
     expect(await ledgerOf(stack, id)).toEqual([
-      entry('DONATION', '', 30_000),
-      entry('CHARGEBACK', dispute.id, -30_000),
+      ledgerEntry('DONATION', '', 30_000),
+      ledgerEntry('CHARGEBACK', dispute.id, -30_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
 
     stack.simulator.closeDispute(dispute.id, 'won');
     await waitForStatus(stack, id, 'CONFIRMED');
     expect(await ledgerOf(stack, id)).toEqual([
-      entry('DONATION', '', 30_000),
-      entry('CHARGEBACK', dispute.id, -30_000),
-      entry('CHARGEBACK_REVERSAL', dispute.id, 30_000),
+      ledgerEntry('DONATION', '', 30_000),
+      ledgerEntry('CHARGEBACK', dispute.id, -30_000),
+      ledgerEntry('CHARGEBACK_REVERSAL', dispute.id, 30_000),
     ]);
     expect(await totalsOf(stack, campaignId)).toEqual({
       confirmed_amount: 30_000,
@@ -248,8 +243,8 @@ describe('reversals follow the provider', () => {
       await closedResult<ReversalResult>(stack, reversalWorkflowId(id, 'dispute', dispute.id)),
     ).toMatchObject({ outcome: 'posted', donationStatus: 'CHARGED_BACK' });
     expect(await ledgerOf(stack, id)).toEqual([
-      entry('DONATION', '', 30_000),
-      entry('CHARGEBACK', dispute.id, -30_000),
+      ledgerEntry('DONATION', '', 30_000),
+      ledgerEntry('CHARGEBACK', dispute.id, -30_000),
     ]);
     expect((await rowOf(stack, id)).status).toBe('CHARGED_BACK');
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
@@ -266,9 +261,9 @@ describe('reversals follow the provider', () => {
       return opened;
     });
     expect(await ledgerWith(stack, id, 3)).toEqual([
-      entry('DONATION', '', 25_000),
-      entry('CHARGEBACK', dispute.id, -10_000),
-      entry('CHARGEBACK_REVERSAL', dispute.id, 10_000),
+      ledgerEntry('DONATION', '', 25_000),
+      ledgerEntry('CHARGEBACK', dispute.id, -10_000),
+      ledgerEntry('CHARGEBACK_REVERSAL', dispute.id, 10_000),
     ]);
     expect((await rowOf(stack, id)).status).toBe('CONFIRMED');
     expect(await totalsOf(stack, campaignId)).toEqual({

@@ -27,6 +27,13 @@ export function ledgerOf(stack: Stack, donationId: string) {
     .execute();
 }
 
+/** A ledger row as {@link ledgerOf} reads it; amounts signed as stored. */
+export const ledgerEntry = (entry_type: string, external_ref: string, amount: number) => ({
+  entry_type,
+  external_ref,
+  amount,
+});
+
 /** Waits until the donation's ledger holds `count` entries, and returns them. */
 export function ledgerWith(stack: Stack, donationId: string, count: number) {
   return eventually(async () => {
