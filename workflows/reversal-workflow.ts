@@ -20,6 +20,9 @@ import { moneyActivity } from './retry-policies';
 const { postReversal, donationStatus } = proxyActivities<ReversalActivities>(moneyActivity);
 const { fetchPayment } = proxyActivities<DonationActivities>(moneyActivity);
 
+/** Reversals look again when a later state of their refund or dispute came while posting. */
+export const FOLLOW_LATER_STATE = 'reversal-follows-later-state';
+
 /** A refund still pending, or money not credited yet, is followed this long before review. */
 const FOLLOW_HORIZON_MS = 7 * 24 * 3600 * 1000;
 const MAX_CHECK_INTERVAL_MS = 60 * 60 * 1000;
@@ -50,9 +53,16 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
   const started = new Date().getTime();
   let interval = 2_000;
   for (;;) {
-    const known = await current(input, latest);
-    if (known && isFinal(latest.kind, known.status)) {
-      const posted = await postReversal(input.donationId, postingsFor(latest, known));
+    const acting = latest;
+    const known = await current(input, acting);
+    if (known && isFinal(acting.kind, known.status)) {
+      const posted = await postReversal(input.donationId, postingsFor(acting, known));
+      if (latest !== acting && patched(FOLLOW_LATER_STATE)) {
+        // A later state came while this one was posted (a dispute won right after it opened):
+        // ending now would leave it unhandled in a closed run, so it is followed too.
+        fresh = false;
+        continue;
+      }
       switch (posted.refused) {
         case undefined:
           return { outcome: 'posted', donationStatus: posted.status };

@@ -110,6 +110,15 @@ export class PaymentSimulator implements SimulatorControls {
     this.plans.set(reference, plan);
   }
 
+  /**
+   * Forgets every idempotency key, as a gateway does once its window has passed (Stripe keeps
+   * keys 24 hours): a repeated request then makes a new payment or refund. Counts are kept.
+   */
+  forgetIdempotencyKeys(): void {
+    this.byKey.clear();
+    this.refundsByKey.clear();
+  }
+
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
     return this.app.listen({ port, host });
   }
