@@ -77,7 +77,7 @@ export function createReversalActivities(deps: ActivityDeps) {
 
     /** Starts the late-payment workflow of a donation whose workflow closed first. */
     async startLatePayment(input: LatePaymentInput): Promise<string> {
-      return deps.moneyWorkflows.startLatePayment(input);
+      return (await deps.moneyWorkflows.startLatePayment(input)).workflowId;
     },
 
     /** Credit or refund a late payment: the policy, and whether the campaign still takes it. */

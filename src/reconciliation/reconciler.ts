@@ -71,7 +71,11 @@ export class Reconciler {
    */
   async handBackStuck(runId: string): Promise<StuckDecision[]> {
     const decisions = await this.deps.stuck.handBack(runId);
-    for (const entry of await this.deps.inbox.findUnappliedPayments(INBOX_LIMIT)) {
+    const unapplied = await this.deps.inbox.findUnappliedPayments(
+      INBOX_LIMIT,
+      this.deps.graceSeconds * 1000,
+    );
+    for (const entry of unapplied) {
       const workflowId = await this.deps.delivery.applyLatePayment(entry);
       if (!workflowId || !entry.donationId) continue;
       decisions.push({

@@ -18,6 +18,12 @@ import type {
   ReversalWorkflow,
 } from '../../workflows/contracts';
 
+/** A workflow started once per ID: whether this call started it, or met it done before. */
+export interface StartedOnce {
+  workflowId: string;
+  started: boolean;
+}
+
 /**
  * Starts the workflows that follow money after a donation's own workflow: one per provider
  * refund or dispute, one per late payment, one per operator refund request. Every ID derives from
@@ -56,8 +62,11 @@ export class MoneyWorkflows {
     return workflowId;
   }
 
-  /** Starts the one late-payment workflow of a donation; a failed one may run again. */
-  async startLatePayment(input: LatePaymentInput): Promise<string> {
+  /**
+   * Starts the one late-payment workflow of a donation; a failed one may run again. `started` is
+   * false when it ran to its end before: a late payment is applied once.
+   */
+  async startLatePayment(input: LatePaymentInput): Promise<StartedOnce> {
     return this.startOnce<LatePaymentWorkflow>(
       WorkflowType.latePayment,
       latePaymentWorkflowId(input.donationId),
@@ -67,18 +76,19 @@ export class MoneyWorkflows {
 
   /** Starts an operator's refund request; the same request key meets the same workflow. */
   async startRefundRequest(input: RefundRequestInput): Promise<string> {
-    return this.startOnce<RefundRequestWorkflow>(
+    const { workflowId } = await this.startOnce<RefundRequestWorkflow>(
       WorkflowType.refundRequest,
       refundRequestWorkflowId(input.donationId, input.requestKey),
       input,
     );
+    return workflowId;
   }
 
   private async startOnce<W extends LatePaymentWorkflow | RefundRequestWorkflow>(
     type: string,
     workflowId: string,
     input: Parameters<W>[0],
-  ): Promise<string> {
+  ): Promise<StartedOnce> {
     try {
       await this.temporal.workflow.start<W>(type, {
         workflowId,
@@ -90,7 +100,8 @@ export class MoneyWorkflows {
     } catch (error) {
       // Done before: it ran to its end once and is not repeated.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return { workflowId, started: false };
     }
-    return workflowId;
+    return { workflowId, started: true };
   }
 }

@@ -4,7 +4,7 @@ import type { WebhookMetrics } from '../observability/metrics';
 import type { ProviderRegistry, WebhookEvent } from '../providers/payment-provider';
 import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
-import type { MoneyWorkflows } from '../temporal/money-workflows';
+import type { MoneyWorkflows, StartedOnce } from '../temporal/money-workflows';
 import { donationWorkflowId, paymentEventSignal } from '../../workflows/contracts';
 import type {
   DisputeEvent,
@@ -136,35 +136,38 @@ export class WebhookDelivery {
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
-    return this.afterDonationClosed(donationId, event);
+    const late = await this.startLatePayment(donationId, event);
+    if (late === 'mismatched') return late;
+    return late ? `late-payment:${late.workflowId}` : 'workflow-closed';
   }
 
   /**
    * Starts the late-payment workflow of a recorded PAID whose donation closed without money;
-   * undefined when there is nothing to apply. Reconciliation calls it for rows whose delivery
-   * reached the donation's workflow too late for it to act.
+   * its ID when this call started it. Reconciliation calls it for rows whose delivery reached
+   * the donation's workflow too late for it to act.
    */
   async applyLatePayment(entry: InboxEntry): Promise<string | undefined> {
     if (entry.event.kind !== 'payment' || !entry.donationId) return undefined;
-    const note = await this.afterDonationClosed(entry.donationId, entry.event);
-    return note.startsWith('late-payment:') ? note.slice('late-payment:'.length) : undefined;
+    const late = await this.startLatePayment(entry.donationId, entry.event);
+    return late && late !== 'mismatched' && late.started ? late.workflowId : undefined;
   }
 
-  private async afterDonationClosed(donationId: string, event: PaymentEvent): Promise<string> {
+  /** A PAID for a donation closed without money starts its late-payment workflow. */
+  private async startLatePayment(
+    donationId: string,
+    event: PaymentEvent,
+  ): Promise<StartedOnce | 'mismatched' | undefined> {
     const donation = await this.deps.donations.findById(donationId);
-    if (!donation || event.status !== 'PAID') return 'workflow-closed';
+    if (!donation || event.status !== 'PAID') return undefined;
     const ref = this.paymentRef(donation, event);
     if (!ref) return 'mismatched';
-    if (!UNCREDITED_ENDINGS.includes(donation.status) || donation.confirmedAt) {
-      return 'workflow-closed';
-    }
-    const workflowId = await this.deps.moneyWorkflows.startLatePayment({
+    if (!UNCREDITED_ENDINGS.includes(donation.status) || donation.confirmedAt) return undefined;
+    return this.deps.moneyWorkflows.startLatePayment({
       ...ref,
       event,
       amount: donation.amount,
       currency: donation.currency,
     });
-    return `late-payment:${workflowId}`;
   }
 
   /** Hands a refund or dispute to its own reversal workflow, whatever the donation is doing. */

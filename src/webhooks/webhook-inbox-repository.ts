@@ -156,10 +156,11 @@ export class WebhookInboxRepository {
 
   /**
    * PAID notifications bound to donations that were closed without money: late payments that
-   * were never applied (their delivery raced the donation's end). Reconciliation hands each to
-   * the late-payment workflow, which verifies it with the provider.
+   * were never applied (their delivery raced the donation's end), received at least
+   * `olderThanMs` ago so the donation's own workflow has had its chance. Reconciliation hands
+   * each to the late-payment workflow, which verifies it with the provider.
    */
-  async findUnappliedPayments(limit: number): Promise<InboxEntry[]> {
+  async findUnappliedPayments(limit: number, olderThanMs: number): Promise<InboxEntry[]> {
     const rows = await this.db
       .selectFrom('webhook_inbox as w')
       .innerJoin('donations as d', 'd.id', 'w.donation_id')
@@ -175,6 +176,7 @@ export class WebhookInboxRepository {
       .where(sql<boolean>`w.payload->>'kind' = 'payment' AND w.payload->>'status' = 'PAID'`)
       .where('d.status', 'in', ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'])
       .where('d.confirmed_at', 'is', null)
+      .where('w.received_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
       .orderBy('w.received_at')
       .limit(limit)
       .execute();

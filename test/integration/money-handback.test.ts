@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import { createReconciler } from '../../src/reconciliation/create-reconciler';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
 import { getStateQuery } from '../../workflows/contracts';

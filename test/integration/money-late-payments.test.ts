@@ -1,4 +1,4 @@
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import { getStateQuery, latePaymentWorkflowId } from '../../workflows/contracts';
@@ -186,6 +186,12 @@ describe('late payments', () => {
     );
     expect(recorded?.donationId).toBe(id);
     await inbox.markProcessed(recorded?.id ?? '', 'workflow-closed');
+    // Older than reconciliation's grace: the donation's own workflow had its chance.
+    await stack.db
+      .updateTable('webhook_inbox')
+      .set({ received_at: new Date(Date.now() - 3_600_000) })
+      .where('id', '=', recorded?.id ?? '')
+      .execute();
 
     const report = await runReconciliationNow(stack.temporal, stack.config.temporal.taskQueue);
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import { getStateQuery, reversalWorkflowId } from '../../workflows/contracts';
 import { waitForStatus, workflowResult } from '../support/donations';
 import {

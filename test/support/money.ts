@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import { signStandardWebhook } from '../../src/providers/standard-webhooks';
 import { eventually } from './stack';
 import type { Stack } from './stack';
