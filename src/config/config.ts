@@ -1,7 +1,13 @@
 import path from 'node:path';
 import { defaultClaimsPath } from '../idempotency/claims-location';
+import type { TemporalConnectionConfig } from '../temporal/temporal-connection';
 import { EnvReader } from './env-reader';
 import type { Env } from './env-reader';
+import { readHttp, readRateLimits } from './http-config';
+import type { HttpConfig, RateLimitConfig } from './http-config';
+import { productionSecretProblems } from './production-secrets';
+import type { SecretSetting } from './production-secrets';
+import { DEV_PAYLOAD_KEYS, readTemporalSecurity } from './temporal-config';
 
 /**
  * The whole runtime configuration. It is read from the environment exactly once, validated and
@@ -16,14 +22,19 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly redisKeyPrefix: string;
-  readonly temporal: {
-    readonly address: string;
-    readonly namespace: string;
+  /** Connection (address, namespace, TLS, API key, payload keys: src/config/temporal-config.ts). */
+  readonly temporal: TemporalConnectionConfig & {
     readonly taskQueue: string;
     readonly uiPort: number;
+    /** Origins of the Web UI, the only ones the codec endpoint answers across origins. */
+    readonly uiOrigins: readonly string[];
     /** How long the edge waits on Temporal before answering 503. */
     readonly requestTimeoutMs: number;
   };
+  readonly http: HttpConfig;
+  readonly rateLimits: RateLimitConfig;
+  /** Postgres connections of the webhook intake's own pool, which public reads cannot drain. */
+  readonly webhookPoolSize: number;
   readonly dataDir: string;
   readonly lmdbPath: string;
   /** The idempotency claims' LMDB environment: in shared memory unless configured. */
@@ -39,6 +50,8 @@ export interface Config {
   /** How long a donation waits for the provider's payment before it expires. */
   readonly paymentTimeoutSeconds: number;
   readonly simulator: {
+    /** Only the simulator's provider, and so its webhook route, exists when it is the provider. */
+    readonly enabled: boolean;
     readonly url: string;
     readonly port: number;
     /** The secret the simulator signs with: the first of `webhookSecrets`. */
@@ -121,12 +134,16 @@ export function loadConfig(source: Env = process.env): Config {
   const dataDir = path.resolve(reader.string('DATA_DIR', '.data'));
   const lmdbPath = path.resolve(reader.string('LMDB_PATH', path.join(dataDir, 'idempotency')));
   const simulatorPort = reader.port('SIMULATOR_PORT', 3100);
+  const payments = readPayments(reader, problems);
+  const simulatorEnabled = payments.provider === 'simulator';
+  const uiPort = reader.port('TEMPORAL_UI_PORT', 8233);
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
   const operatorKeys = reader.keyList('OPERATOR_KEYS', production ? undefined : DEV_OPERATOR_KEYS);
   const webhookSecrets = reader.list(
     'SIMULATOR_WEBHOOK_SECRET',
     production ? undefined : DEV_SIMULATOR_SECRET,
+    !simulatorEnabled,
   );
   if (webhookSecrets.some((secret) => !/^whsec_[A-Za-z0-9+/=]+$/.test(secret))) {
     problems.push('SIMULATOR_WEBHOOK_SECRET must be whsec_<base64>, comma-separated when rotating');
@@ -144,9 +161,17 @@ export function loadConfig(source: Env = process.env): Config {
       address: reader.string('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
       namespace: reader.string('TEMPORAL_NAMESPACE', 'default'),
       taskQueue: reader.string('TEMPORAL_TASK_QUEUE', 'donations'),
-      uiPort: reader.port('TEMPORAL_UI_PORT', 8233),
+      uiPort,
+      uiOrigins: reader.list(
+        'TEMPORAL_UI_ORIGINS',
+        `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
+      ),
       requestTimeoutMs: reader.integer('TEMPORAL_REQUEST_TIMEOUT_MS', 5_000, 100, 60_000),
+      ...readTemporalSecurity(reader, problems, production),
     },
+    http: readHttp(reader, production),
+    rateLimits: readRateLimits(reader),
+    webhookPoolSize: reader.integer('WEBHOOK_DB_POOL_SIZE', 3, 1, 100),
     dataDir,
     lmdbPath,
     lmdbClaimsPath: path.resolve(reader.string('LMDB_CLAIMS_PATH', defaultClaimsPath(lmdbPath))),
@@ -157,6 +182,7 @@ export function loadConfig(source: Env = process.env): Config {
     operatorKeys,
     paymentTimeoutSeconds: reader.integer('PAYMENT_TIMEOUT_SECONDS', 900, 1),
     simulator: {
+      enabled: simulatorEnabled,
       port: simulatorPort,
       url: reader.url('SIMULATOR_URL', `http://127.0.0.1:${simulatorPort}`),
       webhookSecret: webhookSecrets[0] ?? '',
@@ -167,7 +193,7 @@ export function loadConfig(source: Env = process.env): Config {
       ),
       autoPayMs: reader.integer('SIMULATOR_AUTO_PAY_MS', 1500, -1),
     },
-    payments: readPayments(reader, problems),
+    payments,
     inboxRedeliveryIntervalMs: reader.integer('INBOX_REDELIVERY_INTERVAL_MS', 5_000, 100),
     progress: {
       ttlSeconds: reader.integer('PROGRESS_CACHE_TTL_SECONDS', 30, 1, 86_400),
@@ -186,8 +212,37 @@ export function loadConfig(source: Env = process.env): Config {
     workerMetricsPort: reader.port('WORKER_METRICS_PORT', 9464),
   };
 
+  if (production) {
+    if (simulatorEnabled && !reader.boolean('ALLOW_SIMULATOR', false)) {
+      problems.push(
+        'PAYMENT_PROVIDER=simulator moves no money: refused in production unless ALLOW_SIMULATOR=true',
+      );
+    }
+    problems.push(...productionSecretProblems(productionSecrets(config)));
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
+}
+
+/** The secrets production checks: not the development values, and long enough. */
+function productionSecrets(config: Config): SecretSetting[] {
+  const secretsOf = (keys: string) => keys.split(',').map((entry) => entry.split(':')[1] ?? '');
+  return [
+    { name: 'API_KEYS', secrets: config.apiKeys, dev: secretsOf(DEV_API_KEYS) },
+    { name: 'OPERATOR_KEYS', secrets: config.operatorKeys, dev: secretsOf(DEV_OPERATOR_KEYS) },
+    {
+      name: 'SIMULATOR_WEBHOOK_SECRET',
+      secrets: config.simulator.enabled ? config.simulator.webhookSecrets : [],
+      dev: [DEV_SIMULATOR_SECRET],
+    },
+    {
+      name: 'TEMPORAL_PAYLOAD_KEYS',
+      secrets: new Map(config.temporal.payloadKeys.map(({ id, key }) => [id, key])),
+      dev: secretsOf(DEV_PAYLOAD_KEYS),
+      anyLength: true,
+    },
+    { name: 'METRICS_TOKEN', secrets: [config.http.metricsToken ?? []].flat(), dev: [] },
+  ];
 }
 
 function readPayments(reader: EnvReader, problems: string[]): PaymentsConfig {

@@ -29,6 +29,7 @@ runEntry('galang', async (config, log, parts) => {
       dbFile: path.join(stateDir, 'temporal.db'),
       stateDir,
       namespace: config.temporal.namespace,
+      codecEndpoint: `${config.publicUrl}/v1/codec`,
       log: say,
     });
     uiUrl = server.uiUrl;
@@ -61,6 +62,9 @@ runEntry('galang', async (config, log, parts) => {
   say(`galang is up.`);
   say(`  API          ${config.publicUrl}  (${config.apiProcesses} process(es))`);
   say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
+  say(
+    `               payloads are encrypted; the UI decrypts them at ${config.publicUrl}/v1/codec`,
+  );
   say(`  Metrics      ${config.publicUrl}/metrics (API), API docs ${config.publicUrl}/docs`);
   if (config.workerMetricsPort > 0) {
     say(`               http://${config.host}:${config.workerMetricsPort}/metrics (worker)`);

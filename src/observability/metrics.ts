@@ -88,7 +88,8 @@ export function createMetrics(registry = new Registry()) {
         name: 'galang_progress_requests_total',
         help:
           'Campaign progress reads by where the answer came from: local (this process), hit (Redis), ' +
-          'stale (Redis, refreshing), miss (rebuilt), bypass (Redis out, read Postgres), last-known',
+          'stale (Redis, refreshing), miss (rebuilt), bypass (Redis out, read Postgres), last-known, ' +
+          'unknown (a campaign Postgres just said does not exist)',
         labelNames: ['result'],
         registry,
       }),

@@ -3,12 +3,15 @@ import type { Logger, WorkerOptions } from '@temporalio/worker';
 import { createDonationActivities, createReconciliationActivities } from '../../activities';
 import { activityMetricsInterceptor } from './activity-metrics-interceptor';
 import { correlationActivityInterceptor } from './correlation-interceptor';
+import { createDataConverter } from './payload-codec';
+import { connectionOptions } from './temporal-connection';
+import type { TemporalConnectionConfig } from './temporal-connection';
 import { createWorkerMetrics } from './worker-metrics';
 import type { DonationActivityDeps, ReconciliationActivityDeps } from '../../activities';
 
 export interface DonationWorkerOptions {
-  address: string;
-  namespace: string;
+  /** Address, namespace, TLS, API key and payload keys: the same as the clients'. */
+  temporal: TemporalConnectionConfig;
   taskQueue: string;
   deps: Omit<DonationActivityDeps, 'metrics'>;
   reconciliation: ReconciliationActivityDeps;
@@ -46,13 +49,15 @@ export async function createDonationWorker(
   options: DonationWorkerOptions,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows());
-  const connection = await NativeConnection.connect({ address: options.address });
+  const connection = await NativeConnection.connect(connectionOptions(options.temporal));
   // The Runtime's meter: exported by its Prometheus endpoint when one is configured, else a no-op.
   const metrics = createWorkerMetrics(Runtime.instance().metricMeter);
   const worker = await Worker.create({
     connection,
-    namespace: options.namespace,
+    namespace: options.temporal.namespace,
     taskQueue: options.taskQueue,
+    // Outside the sandbox: workflow code sees plain values, histories hold ciphertext.
+    dataConverter: createDataConverter(options.temporal.payloadKeys),
     activities: {
       ...createDonationActivities({ ...options.deps, metrics }),
       ...createReconciliationActivities(options.reconciliation),

@@ -64,7 +64,18 @@ export interface StackOptions {
   verifyBeforeCredit?: boolean;
   /** The API's logger (a test collects its lines); none by default. */
   apiLogger?: FastifyServerOptions['logger'];
+  /** More providers for the worker and the API (e.g. Stripe on a fake gateway). */
+  providers?: ReadonlyMap<string, PaymentProvider>;
+  /** The provider new donations use; the simulator by default. */
+  defaultProvider?: string;
 }
+
+/** Rate limits no test reaches unless it sets its own (test/integration/rate-limits.test.ts). */
+export const UNLIMITED = {
+  RATE_LIMIT_CLIENT_MAX: '1000000',
+  RATE_LIMIT_OPERATOR_MAX: '1000000',
+  RATE_LIMIT_PUBLIC_MAX: '1000000',
+};
 
 /** Test credentials of the providers whose webhooks the API verifies in tests. */
 export const MIDTRANS_SERVER_KEY = 'SB-Mid-server-test-key';
@@ -94,6 +105,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Test files share one database: a stack redelivers only where a test asks it to, or it
     // would deliver other files' rows through its own Temporal connection.
     INBOX_REDELIVERY_INTERVAL_MS: '3600000',
+    // Test files share Redis: rate limits only where a test sets its own.
+    ...UNLIMITED,
     ...options.env,
   });
 
@@ -115,11 +128,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     baseUrl: simulatorUrl,
     webhookSecrets: [DEV_SIMULATOR_SECRET],
   });
-  const providers = new Map([
+  const providers = new Map<string, PaymentProvider>([
     [
       'simulator',
       { ...simulatorProvider, verifyBeforeCredit: options.verifyBeforeCredit ?? false },
     ],
+    ...(options.providers ?? []),
   ]);
   // The API also verifies the other providers' webhooks (their APIs are never called here).
   const unreachable = 'http://127.0.0.1:9';
@@ -157,14 +171,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         connectionTimeoutMillis: 1_000,
       })
     : db;
+  // The webhook intake's own pool, as in production (src/runtime/services.ts).
+  const webhookDb = createDatabase({
+    connectionString: options.apiDatabaseUrl ?? config.databaseUrl,
+    max: config.webhookPoolSize,
+    connectionTimeoutMillis: options.apiDatabaseUrl ? 1_000 : undefined,
+  });
   const app = await buildApp({
     config,
     db: apiDb,
+    webhookDb,
     redis,
     idempotencyStore: store,
     temporal: apiTemporal,
-    providers: apiProviders,
-    defaultProvider: 'simulator',
+    providers: new Map([...apiProviders, ...providers]),
+    defaultProvider: options.defaultProvider ?? 'simulator',
     metrics: createMetrics(),
     logger: options.apiLogger ?? false,
   });
@@ -184,8 +205,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const worker = options.noWorker
     ? undefined
     : await createDonationWorker({
-        address: config.temporal.address,
-        namespace: config.temporal.namespace,
+        temporal: config.temporal,
         taskQueue: config.temporal.taskQueue,
         workflowBundle: { codePath: state.workflowBundlePath },
         deps: {
@@ -228,6 +248,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await boundedTeardown('the API and the simulator to close', async () => {
         if (workerDb !== db) await workerDb.destroy();
         if (apiDb !== db) await apiDb.destroy();
+        await webhookDb.destroy();
         await app.close();
         await simulator.close();
         await apiTemporal.connection.close();
