@@ -6,8 +6,8 @@ import type { Stack } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { testState } from '../support/test-env';
 
-const ROUNDS = 5;
-const PER_PHASE = 20;
+const ROUNDS = 7;
+const PER_PHASE = 15;
 const FLOOD_CONCURRENCY = 30;
 
 /** The nearest-rank percentile of samples. */
@@ -95,27 +95,37 @@ describe('webhook intake under a flood of public reads', () => {
 
   it('keeps webhook p99 within 2× of idle', async () => {
     for (let i = 0; i < 10; i++) await webhook();
-    const idle: number[] = [];
-    const flooded: number[] = [];
+    const idle: number[][] = [];
+    const flooded: number[][] = [];
     const reads: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < PER_PHASE; i++) idle.push(await webhook());
+      idle.push([]);
+      for (let i = 0; i < PER_PHASE; i++) idle[round]?.push(await webhook());
       const readers = flood();
       await new Promise((resolve) => setTimeout(resolve, 300));
-      for (let i = 0; i < PER_PHASE; i++) flooded.push(await webhook());
+      flooded.push([]);
+      for (let i = 0; i < PER_PHASE; i++) flooded[round]?.push(await webhook());
       await readers.stop();
       reads.push(...readers.latencies);
     }
-    const idleP99 = percentile(idle, 99);
-    const floodP99 = percentile(flooded, 99);
+    // Each phase's p99 per round, then the median over rounds: a stall of this shared machine
+    // (seconds, now and then, with other suites running) spoils a round, not the verdict.
+    const p99 = (rounds: number[][]) =>
+      percentile(
+        rounds.map((r) => percentile(r, 99)),
+        50,
+      );
+    const [idleP99, floodP99] = [p99(idle), p99(flooded)];
+    const all = (rounds: number[][]) => rounds.flat();
     process.stdout.write(
-      `webhook p99 idle ${idleP99.toFixed(1)} ms, flooded ${floodP99.toFixed(1)} ms ` +
-        `(${(floodP99 / idleP99).toFixed(2)}×); p50 idle ${percentile(idle, 50).toFixed(1)} ms, ` +
-        `flooded ${percentile(flooded, 50).toFixed(1)} ms; flood reads p50 ${percentile(reads, 50).toFixed(1)} ms\n`,
+      `webhook p99 (median of ${ROUNDS} rounds) idle ${idleP99.toFixed(1)} ms, flooded ` +
+        `${floodP99.toFixed(1)} ms (${(floodP99 / idleP99).toFixed(2)}×); pooled p99 idle ` +
+        `${percentile(all(idle), 99).toFixed(1)} ms, flooded ${percentile(all(flooded), 99).toFixed(1)} ms; ` +
+        `p50 idle ${percentile(all(idle), 50).toFixed(1)} ms; flood reads p50 ${percentile(reads, 50).toFixed(1)} ms\n`,
     );
     // The flood was real: its own reads queued for the API's pool far longer than a webhook
     // takes, which is what a webhook sharing that pool would have waited too.
-    expect(percentile(reads, 50)).toBeGreaterThan(2 * percentile(idle, 50));
+    expect(percentile(reads, 50)).toBeGreaterThan(2 * percentile(all(idle), 50));
     expect(floodP99).toBeLessThanOrEqual(2 * idleP99);
-  }, 120_000);
+  }, 150_000);
 });
