@@ -15,6 +15,10 @@ const JsonPayload = Type.Object({
 });
 type JsonPayload = Static<typeof JsonPayload>;
 const Payloads = Type.Object({ payloads: Type.Array(JsonPayload, { maxItems: 10_000 }) });
+/** Proto JSON leaves an empty list out: `temporal` sends `{}` for no payloads. */
+const PayloadsIn = Type.Object({
+  payloads: Type.Optional(Type.Array(JsonPayload, { maxItems: 10_000 })),
+});
 
 export interface CodecRoutesOptions {
   keys: readonly PayloadKey[];
@@ -51,13 +55,13 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
         config: { auth: options.open ? 'none' : 'operator' },
         schema: {
           summary: `${operation === 'decode' ? 'Decrypt' : 'Encrypt'} Temporal payloads (Codec Server protocol, operators)`,
-          body: Payloads,
+          body: PayloadsIn,
           response: { 200: Payloads },
         },
       },
       async (request) => {
         try {
-          const payloads = await codec[operation](request.body.payloads.map(fromJson));
+          const payloads = await codec[operation]((request.body.payloads ?? []).map(fromJson));
           return { payloads: payloads.map(toJson) };
         } catch (error) {
           if (!(error instanceof ValueError)) throw error;

@@ -196,6 +196,14 @@ describe('donor data in Temporal histories', () => {
       '"plain"',
     ]);
 
+    // An empty list, as `temporal --codec-endpoint` sends it (proto JSON leaves it out).
+    const empty = await fetch(`${stack.apiUrl}/v1/codec/decode`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR_SECRET}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(await empty.json()).toEqual({ payloads: [] });
+
     const encoded = await codec('encode', [plainPayload]);
     const [again] = ((await encoded.json()) as { payloads: JsonPayload[] }).payloads;
     expect(Buffer.from(again?.metadata['encryption-key-id'] ?? '', 'base64').toString()).toBe('k2');
