@@ -7,6 +7,7 @@ import type { CampaignRepository } from './campaign-repository';
 import { toCachedProgress } from './progress-cache';
 import type { CachedProgress, ProgressCache } from './progress-cache';
 import { LocalProgressCopies } from './local-progress-copies';
+import { UnknownCampaigns } from './unknown-campaigns';
 import { progressAnswer } from './progress-answer';
 import type { ProgressAnswer } from './progress-answer';
 
@@ -38,10 +39,11 @@ const POLL_MS = 20;
  * in a process share one promise, and across processes a short Redis lock elects the rebuilder
  * while the others wait for its value. Redis failing opens a circuit breaker and reads go to
  * Postgres directly; Postgres failing too leaves the last value this process saw, marked stale,
- * or a 503.
+ * or a 503. An id Postgres just reported missing answers 404 from memory for a moment.
  */
 export class ProgressService {
   private readonly copies = new LocalProgressCopies();
+  private readonly unknown = new UnknownCampaigns();
   private readonly rebuilding = new Map<string, Promise<CachedProgress | undefined>>();
   private readonly breaker: CircuitBreaker;
   private readonly stopListening: () => void;
@@ -50,7 +52,15 @@ export class ProgressService {
 
   constructor(private readonly options: ProgressServiceOptions) {
     const { metrics, log } = options;
-    const results: ProgressResult[] = ['local', 'hit', 'stale', 'miss', 'bypass', 'last-known'];
+    const results: ProgressResult[] = [
+      'local',
+      'hit',
+      'stale',
+      'miss',
+      'bypass',
+      'last-known',
+      'unknown',
+    ];
     this.counted = Object.fromEntries(
       results.map((result) => [result, metrics.requests.labels({ result })]),
     ) as Record<ProgressResult, Counter.Internal>;
@@ -78,6 +88,10 @@ export class ProgressService {
     if (local && now - local.storedAt < this.options.localTtlMs && local.value.freshUntil > now) {
       this.counted.local.inc();
       return local.answer;
+    }
+    if (this.unknown.has(campaignId, now)) {
+      this.counted.unknown.inc();
+      throw new AppError('campaign-not-found');
     }
 
     let cached: CachedProgress | undefined;
@@ -167,7 +181,10 @@ export class ProgressService {
   private async load(campaignId: string, store: boolean): Promise<CachedProgress> {
     const progress = await this.options.campaigns.progress(campaignId);
     this.options.metrics.rebuilds.inc();
-    if (!progress) throw new AppError('campaign-not-found');
+    if (!progress) {
+      this.unknown.remember(campaignId, Date.now());
+      throw new AppError('campaign-not-found');
+    }
     const local = () => toCachedProgress(progress, Date.now() + this.options.ttlSeconds * 1000);
     if (!store) return local();
     return this.breaker.call(() => this.options.cache.set(progress)).catch(local);
@@ -188,4 +205,4 @@ export class ProgressService {
 }
 
 type RebuildMode = 'miss' | 'refresh' | 'bypass';
-type ProgressResult = 'local' | 'hit' | 'stale' | 'miss' | 'bypass' | 'last-known';
+type ProgressResult = 'local' | 'hit' | 'stale' | 'miss' | 'bypass' | 'last-known' | 'unknown';

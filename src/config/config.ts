@@ -1,7 +1,13 @@
 import path from 'node:path';
 import { defaultClaimsPath } from '../idempotency/claims-location';
+import type { TemporalConnectionConfig } from '../temporal/temporal-connection';
 import { EnvReader } from './env-reader';
 import type { Env } from './env-reader';
+import { readHttp, readRateLimits } from './http-config';
+import type { HttpConfig, RateLimitConfig } from './http-config';
+import { productionSecretProblems } from './production-secrets';
+import type { SecretSetting } from './production-secrets';
+import { DEV_PAYLOAD_KEYS, readTemporalSecurity } from './temporal-config';
 
 /**
  * The whole runtime configuration. It is read from the environment exactly once, validated and
@@ -16,18 +22,23 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly redisKeyPrefix: string;
-  readonly temporal: {
-    readonly address: string;
-    readonly namespace: string;
+  /** Connection (address, namespace, TLS, API key, payload keys: src/config/temporal-config.ts). */
+  readonly temporal: TemporalConnectionConfig & {
     readonly taskQueue: string;
     readonly uiPort: number;
     /** The Temporal Web UI, linked from the campaign page. */
     readonly uiUrl: string;
+    /** Origins of the Web UI, the only ones the codec endpoint answers across origins. */
+    readonly uiOrigins: readonly string[];
     /** How long the edge waits on one Temporal call (a start, a signal) before answering 503. */
     readonly requestTimeoutMs: number;
   };
   readonly earlyReturn: EarlyReturnConfig;
   readonly worker: WorkerTuning;
+  readonly http: HttpConfig;
+  readonly rateLimits: RateLimitConfig;
+  /** Postgres connections of the webhook intake's own pool, which public reads cannot drain. */
+  readonly webhookPoolSize: number;
   readonly dataDir: string;
   readonly lmdbPath: string;
   /** The idempotency claims' LMDB environment: in shared memory unless configured. */
@@ -47,6 +58,8 @@ export interface Config {
   /** A payment that succeeded after its donation closed: credit while the campaign is open, or refund. */
   readonly latePaymentPolicy: 'credit' | 'refund';
   readonly simulator: {
+    /** Only the simulator's provider, and so its webhook route, exists when it is the provider. */
+    readonly enabled: boolean;
     readonly url: string;
     readonly port: number;
     /** The secret the simulator signs with: the first of `webhookSecrets`. */
@@ -154,12 +167,15 @@ export function loadConfig(source: Env = process.env): Config {
   const simulatorPort = reader.port('SIMULATOR_PORT', 3100);
   const temporalAddress = reader.string('TEMPORAL_ADDRESS', '127.0.0.1:7233');
   const temporalUiPort = reader.port('TEMPORAL_UI_PORT', 8233);
+  const payments = readPayments(reader, problems);
+  const simulatorEnabled = payments.provider === 'simulator';
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
   const operatorKeys = reader.keyList('OPERATOR_KEYS', production ? undefined : DEV_OPERATOR_KEYS);
   const webhookSecrets = reader.list(
     'SIMULATOR_WEBHOOK_SECRET',
     production ? undefined : DEV_SIMULATOR_SECRET,
+    !simulatorEnabled,
   );
   if (webhookSecrets.some((secret) => !/^whsec_[A-Za-z0-9+/=]+$/.test(secret))) {
     problems.push('SIMULATOR_WEBHOOK_SECRET must be whsec_<base64>, comma-separated when rotating');
@@ -182,7 +198,12 @@ export function loadConfig(source: Env = process.env): Config {
         'TEMPORAL_UI_URL',
         `http://${temporalAddress.replace(/:\d+$/, '')}:${temporalUiPort}`,
       ),
+      uiOrigins: reader.list(
+        'TEMPORAL_UI_ORIGINS',
+        `http://127.0.0.1:${temporalUiPort},http://localhost:${temporalUiPort}`,
+      ),
       requestTimeoutMs: reader.integer('TEMPORAL_REQUEST_TIMEOUT_MS', 5_000, 100, 60_000),
+      ...readTemporalSecurity(reader, problems, production),
     },
     earlyReturn: {
       budgetMs: reader.integer('EARLY_RETURN_MS', 1_500, 0, 60_000),
@@ -201,6 +222,9 @@ export function loadConfig(source: Env = process.env): Config {
       workflowPollers: reader.integer('WORKER_WORKFLOW_POLLERS', 10, 2),
       activityPollers: reader.integer('WORKER_ACTIVITY_POLLERS', 10, 1),
     },
+    http: readHttp(reader, production),
+    rateLimits: readRateLimits(reader),
+    webhookPoolSize: reader.integer('WEBHOOK_DB_POOL_SIZE', 3, 1, 100),
     dataDir,
     lmdbPath,
     lmdbClaimsPath: path.resolve(reader.string('LMDB_CLAIMS_PATH', defaultClaimsPath(lmdbPath))),
@@ -213,6 +237,7 @@ export function loadConfig(source: Env = process.env): Config {
     settleHorizonSeconds: reader.integer('PAYMENT_SETTLE_HORIZON_SECONDS', 86_400, 0),
     latePaymentPolicy: reader.oneOf('LATE_PAYMENT_POLICY', ['credit', 'refund'] as const, 'credit'),
     simulator: {
+      enabled: simulatorEnabled,
       port: simulatorPort,
       url: reader.url('SIMULATOR_URL', `http://127.0.0.1:${simulatorPort}`),
       webhookSecret: webhookSecrets[0] ?? '',
@@ -223,7 +248,7 @@ export function loadConfig(source: Env = process.env): Config {
       ),
       autoPayMs: reader.integer('SIMULATOR_AUTO_PAY_MS', 1500, -1),
     },
-    payments: readPayments(reader, problems),
+    payments,
     inboxRedeliveryIntervalMs: reader.integer('INBOX_REDELIVERY_INTERVAL_MS', 5_000, 100),
     progress: {
       ttlSeconds: reader.integer('PROGRESS_CACHE_TTL_SECONDS', 30, 1, 86_400),
@@ -249,8 +274,37 @@ export function loadConfig(source: Env = process.env): Config {
       reader.oneOf('DEMO_PAGE', ['true', 'false'], production ? 'false' : 'true') === 'true',
   };
 
+  if (production) {
+    if (simulatorEnabled && !reader.boolean('ALLOW_SIMULATOR', false)) {
+      problems.push(
+        'PAYMENT_PROVIDER=simulator moves no money: refused in production unless ALLOW_SIMULATOR=true',
+      );
+    }
+    problems.push(...productionSecretProblems(productionSecrets(config)));
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
+}
+
+/** The secrets production checks: not the development values, and long enough. */
+function productionSecrets(config: Config): SecretSetting[] {
+  const secretsOf = (keys: string) => keys.split(',').map((entry) => entry.split(':')[1] ?? '');
+  return [
+    { name: 'API_KEYS', secrets: config.apiKeys, dev: secretsOf(DEV_API_KEYS) },
+    { name: 'OPERATOR_KEYS', secrets: config.operatorKeys, dev: secretsOf(DEV_OPERATOR_KEYS) },
+    {
+      name: 'SIMULATOR_WEBHOOK_SECRET',
+      secrets: config.simulator.enabled ? config.simulator.webhookSecrets : [],
+      dev: [DEV_SIMULATOR_SECRET],
+    },
+    {
+      name: 'TEMPORAL_PAYLOAD_KEYS',
+      secrets: new Map(config.temporal.payloadKeys.map(({ id, key }) => [id, key])),
+      dev: secretsOf(DEV_PAYLOAD_KEYS),
+      anyLength: true,
+    },
+    { name: 'METRICS_TOKEN', secrets: [config.http.metricsToken ?? []].flat(), dev: [] },
+  ];
 }
 
 function readPayments(reader: EnvReader, problems: string[]): PaymentsConfig {

@@ -51,6 +51,16 @@ export class EnvReader {
     return value;
   }
 
+  /** `true`/`false` (or `1`/`0`). */
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    this.problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  }
+
   port(name: string, fallback: number): number {
     return this.integer(name, fallback, 0, 65_535);
   }

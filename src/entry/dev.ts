@@ -33,6 +33,7 @@ runEntry('galang', async (config, log, parts) => {
       dbFile: path.join(stateDir, 'temporal.db'),
       stateDir,
       namespace: config.temporal.namespace,
+      codecEndpoint: `${config.publicUrl}/v1/codec`,
       log: say,
     });
     uiUrl = server.uiUrl;
@@ -67,6 +68,9 @@ runEntry('galang', async (config, log, parts) => {
   say(`  API          ${config.publicUrl}  (${config.apiProcesses} process(es))`);
   say(`  Workers      ${config.worker.processes} process(es) on ${config.temporal.taskQueue}`);
   say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
+  say(
+    `               payloads are encrypted; the UI decrypts them at ${config.publicUrl}/v1/codec`,
+  );
   say(`  Metrics      ${config.publicUrl}/metrics (API), API docs ${config.publicUrl}/docs`);
   if (config.workerMetricsPort > 0 && config.worker.processes > 0) {
     const ports = Array.from(

@@ -1,9 +1,11 @@
 import Fastify from 'fastify';
+import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Client } from '@temporalio/client';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
+import { usesDevPayloadKey } from '../config/temporal-config';
 import type { Db } from '../db/database';
 import authPlugin from '../auth/auth-plugin';
 import idempotencyPlugin from '../idempotency/idempotency-plugin';
@@ -26,19 +28,24 @@ import type { Metrics } from '../observability/metrics';
 import { registerReconciliationMetrics } from '../observability/metrics';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
+import { metricsRoute } from '../observability/metrics-route';
+import rateLimitsPlugin from '../security/rate-limits';
+import { codecRoutes } from '../temporal/codec-routes';
 import { healthRoutes } from '../health/health-routes';
-import { loggerOptions } from '../observability/logger-options';
 import demoPagePlugin from '../demo-page/demo-page-plugin';
 import { apiBackgroundLoops, runBackgroundLoops } from '../runtime/background-loops';
 import drainOnClosePlugin from './drain-on-close';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
 import requestIdPlugin from './request-id';
+import { jsonApiHelmet, serverOptions } from './server-options';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
 export interface AppDependencies {
   config: Config;
   db: Db;
+  /** The webhook intake's own small pool, so public reads cannot starve it; else `db`. */
+  webhookDb?: Db;
   redis: Redis;
   idempotencyStore: IdempotencyStore;
   temporal: Client;
@@ -52,13 +59,14 @@ export interface AppDependencies {
 /** The composition root of the HTTP API: repositories, services, plugins and routes. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(deps.config),
+    ...serverOptions(deps.config, deps.logger),
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(requestIdPlugin);
   await app.register(drainOnClosePlugin);
+  await app.register(helmet, jsonApiHelmet);
 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);
@@ -74,17 +82,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     progress.close();
     done();
   });
-  const inbox = new WebhookInboxRepository(deps.db);
+  const webhookDb = deps.webhookDb ?? deps.db;
+  const inbox = new WebhookInboxRepository(webhookDb);
 
   await app.register(errorHandlerPlugin);
   deps.metrics.lmdb.watch(deps.idempotencyStore);
   // Before auth and every route: it collects the routes registered after it, and its own
   // /docs routes are public.
-  await app.register(openapiPlugin, { publicUrl: deps.config.publicUrl });
+  if (deps.config.http.docsEnabled) {
+    await app.register(openapiPlugin, { publicUrl: deps.config.publicUrl });
+  }
   await app.register(authPlugin, {
     apiKeys: deps.config.apiKeys,
     operatorKeys: deps.config.operatorKeys,
   });
+  await app.register(rateLimitsPlugin, { limits: deps.config.rateLimits, redis: deps.redis });
   await app.register(idempotencyPlugin, {
     store: deps.idempotencyStore,
     metrics: deps.metrics.idempotency,
@@ -101,18 +113,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   const reconciliation = new ReconciliationRepository(deps.db);
   registerReconciliationMetrics(deps.metrics.registry, () => reconciliation.stats());
-  app.get(
-    '/metrics',
-    {
-      config: { auth: 'none' },
-      schema: {
-        summary: 'Prometheus metrics of this API process (text exposition format)',
-        response: { 200: { description: 'text/plain; version=0.0.4', type: 'string' } },
-      },
-    },
-    async (_request, reply) =>
-      reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
-  );
+  await app.register(metricsRoute, {
+    registry: deps.metrics.registry,
+    token: deps.config.http.metricsToken,
+  });
+  await app.register(codecRoutes, {
+    prefix: '/v1/codec',
+    keys: deps.config.temporal.payloadKeys,
+    uiOrigins: deps.config.temporal.uiOrigins,
+    open: deps.config.env !== 'production' && usesDevPayloadKey(deps.config.temporal.payloadKeys),
+  });
   const moneyWorkflows = new MoneyWorkflows(deps.temporal, deps.config.temporal.taskQueue);
   await app.register(donationRoutes, {
     service: new DonationService({
@@ -145,7 +155,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     inbox,
     delivery: new WebhookDelivery({
       inbox,
-      donations,
+      donations: new DonationRepository(webhookDb),
       providers: deps.providers,
       temporal: deps.temporal,
       moneyWorkflows,

@@ -90,7 +90,8 @@ const openapiPlugin: FastifyPluginAsync<{ publicUrl: string }> = async (app, opt
     transform: ({ schema, url, route }) => ({ schema: documented(schema, route), url }),
   };
   await app.register(swagger, spec);
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Its pages set their own Content-Security-Policy, in place of the API's `default-src 'none'`.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 };
 
 export default fp(openapiPlugin, { name: 'openapi' });

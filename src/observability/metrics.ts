@@ -98,7 +98,8 @@ export function createMetrics(registry = new Registry()) {
       requests: labelled(
         'galang_progress_requests_total',
         'Campaign progress reads by where the answer came from: local (this process), hit (Redis), ' +
-          'stale (Redis, refreshing), miss (rebuilt), bypass (Redis out, read Postgres), last-known',
+          'stale (Redis, refreshing), miss (rebuilt), bypass (Redis out, read Postgres), last-known, ' +
+          'unknown (a campaign Postgres just said does not exist)',
         ['result'],
       ),
       rebuilds: counter(

@@ -32,14 +32,22 @@ export function openRedis(config: Config): Redis {
   return redis;
 }
 
-/** The payment providers this deployment talks to, by the name used in webhook URLs. */
+/**
+ * The payment providers this deployment talks to, by the name used in webhook URLs. A provider
+ * absent here has no webhook route (`/v1/webhooks/<name>` answers 404): the simulator exists
+ * only where it is the configured provider.
+ */
 export function createProviders(config: Config): ProviderRegistry {
   const { midtrans, xendit, stripe } = config.payments;
   const providers: PaymentProvider[] = [
-    createSimulatorProvider({
-      baseUrl: config.simulator.url,
-      webhookSecrets: config.simulator.webhookSecrets,
-    }),
+    ...(config.simulator.enabled
+      ? [
+          createSimulatorProvider({
+            baseUrl: config.simulator.url,
+            webhookSecrets: config.simulator.webhookSecrets,
+          }),
+        ]
+      : []),
     ...(midtrans ? [createMidtransProvider(midtrans)] : []),
     ...(xendit ? [createXenditProvider(xendit)] : []),
     ...(stripe ? [createStripeProvider(stripe)] : []),

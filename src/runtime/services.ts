@@ -1,6 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config';
+import { createDatabase } from '../db/database';
 import type { Db } from '../db/database';
 import { buildApp } from '../http/app';
 import { IdempotencyStore } from '../idempotency/idempotency-store';
@@ -8,7 +8,7 @@ import { ProgressCache } from '../campaigns/progress-cache';
 import { createMetrics } from '../observability/metrics';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
-import { createTemporalClient } from '../temporal/temporal-client';
+import { connectTemporalClient, createTemporalClient } from '../temporal/temporal-client';
 import { installTemporalRuntime } from '../temporal/temporal-runtime';
 import { createDonationWorker } from '../temporal/worker';
 import type { Logger } from 'pino';
@@ -41,9 +41,14 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
   const idempotencyStore = openIdempotencyStore(config);
   const temporal = createTemporalClient(config.temporal);
   const metrics = createMetrics();
+  const webhookDb = createDatabase({
+    connectionString: config.databaseUrl,
+    max: config.webhookPoolSize,
+  });
   const app = await buildApp({
     config,
     db,
+    webhookDb,
     redis,
     idempotencyStore,
     temporal,
@@ -59,6 +64,7 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
     async stop() {
       await app.close();
       await temporal.connection.close();
+      await webhookDb.destroy();
       await idempotencyStore.close();
       redis.disconnect();
     },
@@ -88,18 +94,14 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
   const providers = createProviders(config);
   const progressCache = new ProgressCache(redis, config.progress);
   // Reconciliation starts and describes workflows: a client of its own beside the worker's.
-  const temporal = new Client({
-    connection: await Connection.connect({ address: config.temporal.address }),
-    namespace: config.temporal.namespace,
-  });
+  const temporal = await connectTemporalClient(config.temporal);
   const { worker, connection } = await createDonationWorker({
-    address: config.temporal.address,
-    namespace: config.temporal.namespace,
+    temporal: config.temporal,
     taskQueue: config.temporal.taskQueue,
     db,
     providers,
     progressCache,
-    temporal,
+    client: temporal,
     config,
     tuning: config.worker,
   });

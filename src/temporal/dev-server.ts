@@ -54,6 +54,8 @@ export interface DevServerOptions {
   /** Where the PID and log go, so a later `stop` finds the server. */
   stateDir: string;
   namespace?: string;
+  /** The Web UI's Codec Server (galang's `/v1/codec`), so it shows payloads decrypted. */
+  codecEndpoint?: string;
   log?: Log;
   /** Dynamic config over {@link LOAD_DYNAMIC_CONFIG}, e.g. a benchmark's experiment. */
   dynamicConfig?: Record<string, unknown>;
@@ -121,6 +123,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     ...searchAttributeNames.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
     ...loadFlags(options.dynamicConfig, options.sqlitePragmas),
+    ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
   ];
   const logFile = openSync(path.join(options.stateDir, `temporal-${options.port}.log`), 'a');
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFile, logFile] });

@@ -18,19 +18,22 @@ import { createReconciler } from '../reconciliation/create-reconciler';
 import { activityMetricsInterceptor } from './activity-metrics-interceptor';
 import { MoneyWorkflows } from './money-workflows';
 import { correlationActivityInterceptor } from './correlation-interceptor';
+import { createDataConverter } from './payload-codec';
+import { connectionOptions } from './temporal-connection';
+import type { TemporalConnectionConfig } from './temporal-connection';
 import { createWorkerMetrics } from './worker-metrics';
 import type { ActivityDeps, ReconciliationActivityDeps } from '../../activities';
 import type { WorkerTuning } from '../config/config';
 
 export interface DonationWorkerOptions {
-  address: string;
-  namespace: string;
+  /** Address, namespace, TLS, API key and payload keys: the same as the clients'. */
+  temporal: TemporalConnectionConfig;
   taskQueue: string;
   db: Db;
   providers: ProviderRegistry;
   progressCache: ProgressCache;
   /** The worker's own client: activities and reconciliation start and describe workflows. */
-  temporal: Client;
+  client: Client;
   config: Pick<
     Config,
     'paymentTimeoutSeconds' | 'settleHorizonSeconds' | 'latePaymentPolicy' | 'reconciliation'
@@ -84,7 +87,7 @@ export async function createDonationWorker(
   options: DonationWorkerOptions,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows());
-  const connection = await NativeConnection.connect({ address: options.address });
+  const connection = await NativeConnection.connect(connectionOptions(options.temporal));
   // The Runtime's meter: exported by its Prometheus endpoint when one is configured, else a no-op.
   const metrics = createWorkerMetrics(Runtime.instance().metricMeter);
   const deps: ActivityDeps = {
@@ -93,7 +96,7 @@ export async function createDonationWorker(
     campaigns: new CampaignRepository(options.db),
     providers: options.providers,
     progressCache: options.progressCache,
-    moneyWorkflows: new MoneyWorkflows(options.temporal, options.taskQueue),
+    moneyWorkflows: new MoneyWorkflows(options.client, options.taskQueue),
     latePaymentPolicy: options.config.latePaymentPolicy,
     metrics,
   };
@@ -101,7 +104,7 @@ export async function createDonationWorker(
     reconciler: createReconciler({
       db: options.db,
       progressCache: options.progressCache,
-      temporal: options.temporal,
+      temporal: options.client,
       taskQueue: options.taskQueue,
       providers: options.providers,
       paymentTimeoutSeconds: options.config.paymentTimeoutSeconds,
@@ -111,8 +114,10 @@ export async function createDonationWorker(
   };
   const worker = await Worker.create({
     connection,
-    namespace: options.namespace,
+    namespace: options.temporal.namespace,
     taskQueue: options.taskQueue,
+    // Outside the sandbox: workflow code sees plain values, histories hold ciphertext.
+    dataConverter: createDataConverter(options.temporal.payloadKeys),
     activities: {
       ...createDonationActivities(deps),
       ...createReversalActivities(deps),

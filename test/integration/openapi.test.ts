@@ -32,6 +32,8 @@ const ROUTES: [HTTPMethods, string, string][] = [
   ['GET', '/v1/campaigns/:id', '200'],
   ['POST', '/v1/campaigns/:id/close', '200'],
   ['POST', '/v1/webhooks/:provider', '200'],
+  ['POST', '/v1/codec/decode', '200'],
+  ['POST', '/v1/codec/encode', '200'],
   ['GET', '/healthz', '200'],
   ['GET', '/readyz', '200'],
   ['GET', '/metrics', '200'],

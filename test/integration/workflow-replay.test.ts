@@ -2,6 +2,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import { loadConfig } from '../../src/config/config';
+import { createDataConverter } from '../../src/temporal/payload-codec';
 import { testState } from '../support/test-env';
 
 const historiesDir = path.resolve(__dirname, '../histories');
@@ -18,9 +20,12 @@ describe('recorded workflow histories', () => {
     temporal.api.history.v1.History.fromObject(
       JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')) as Record<string, unknown>,
     );
+  // With the workers' codec: histories recorded before payload encryption pass through it
+  // unchanged, later recordings (under the test stack's key) are decrypted.
+  const dataConverter = createDataConverter(loadConfig({ NODE_ENV: 'test' }).temporal.payloadKeys);
   const replay = (history: temporal.api.history.v1.IHistory, id: string) =>
     Worker.runReplayHistory(
-      { workflowBundle: { codePath: testState().workflowBundlePath } },
+      { workflowBundle: { codePath: testState().workflowBundlePath }, dataConverter },
       history,
       id,
     );

@@ -1,7 +1,7 @@
 import type { Config } from '../../src/config/config';
 import { spawnEntry } from './child-entry';
 import type { ChildEntry } from './child-entry';
-import { CLIENT_SECRET, OPERATOR_SECRET, OTHER_CLIENT_SECRET } from './stack';
+import { CLIENT_SECRET, OPERATOR_SECRET, OTHER_CLIENT_SECRET, UNLIMITED } from './stack';
 
 export interface ApiProcess extends ChildEntry {
   url: string;
@@ -32,6 +32,7 @@ export async function spawnApi(
       SIMULATOR_WEBHOOK_SECRET: config.simulator.webhookSecret,
       INBOX_REDELIVERY_INTERVAL_MS: String(config.inboxRedeliveryIntervalMs),
       EARLY_RETURN_MS: String(config.earlyReturn.budgetMs),
+      ...UNLIMITED,
       ...overrides,
     },
     (line) => line.includes('"api listening"'),

@@ -66,7 +66,18 @@ export interface StackOptions {
   verifyBeforeCredit?: boolean;
   /** The API's logger (a test collects its lines); none by default. */
   apiLogger?: FastifyServerOptions['logger'];
+  /** More providers for the worker and the API (e.g. Stripe on a fake gateway). */
+  providers?: ReadonlyMap<string, PaymentProvider>;
+  /** The provider new donations use; the simulator by default. */
+  defaultProvider?: string;
 }
+
+/** Rate limits no test reaches unless it sets its own (test/integration/rate-limits.test.ts). */
+export const UNLIMITED = {
+  RATE_LIMIT_CLIENT_MAX: '1000000',
+  RATE_LIMIT_OPERATOR_MAX: '1000000',
+  RATE_LIMIT_PUBLIC_MAX: '1000000',
+};
 
 /** Test credentials of the providers whose webhooks the API verifies in tests. */
 export const MIDTRANS_SERVER_KEY = 'SB-Mid-server-test-key';
@@ -100,6 +111,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Tests that read the payment action from the 202 wait for it on a loaded machine; the
     // PENDING answer past the budget has tests of its own.
     EARLY_RETURN_MS: '15000',
+    // Test files share Redis: rate limits only where a test sets its own.
+    ...UNLIMITED,
     ...options.env,
   });
 
@@ -121,11 +134,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     baseUrl: simulatorUrl,
     webhookSecrets: [DEV_SIMULATOR_SECRET],
   });
-  const providers = new Map([
+  const providers = new Map<string, PaymentProvider>([
     [
       'simulator',
       { ...simulatorProvider, verifyBeforeCredit: options.verifyBeforeCredit ?? false },
     ],
+    ...(options.providers ?? []),
   ]);
   // The API also verifies the other providers' webhooks (their APIs are never called here).
   const unreachable = 'http://127.0.0.1:9';
@@ -163,14 +177,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         connectionTimeoutMillis: 1_000,
       })
     : db;
+  // The webhook intake's own pool, as in production (src/runtime/services.ts).
+  const webhookDb = createDatabase({
+    connectionString: options.apiDatabaseUrl ?? config.databaseUrl,
+    max: config.webhookPoolSize,
+    connectionTimeoutMillis: options.apiDatabaseUrl ? 1_000 : undefined,
+  });
   const app = await buildApp({
     config,
     db: apiDb,
+    webhookDb,
     redis,
     idempotencyStore: store,
     temporal: apiTemporal,
-    providers: apiProviders,
-    defaultProvider: 'simulator',
+    providers: new Map([...apiProviders, ...providers]),
+    defaultProvider: options.defaultProvider ?? 'simulator',
     metrics: createMetrics(),
     logger: options.apiLogger ?? false,
   });
@@ -190,14 +211,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const worker = options.noWorker
     ? undefined
     : await createDonationWorker({
-        address: config.temporal.address,
-        namespace: config.temporal.namespace,
+        temporal: config.temporal,
         taskQueue: config.temporal.taskQueue,
         workflowBundle: { codePath: state.workflowBundlePath },
         db: workerDb,
         providers,
         progressCache,
-        temporal: workerTemporal,
+        client: workerTemporal,
         config,
       });
   const running = worker?.worker.run();
@@ -230,6 +250,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       redis.disconnect();
       if (workerDb !== db) await workerDb.destroy();
       if (apiDb !== db) await apiDb.destroy();
+      await webhookDb.destroy();
       await db.destroy();
       removeStoreFiles(lmdbDir, config.lmdbClaimsPath);
     },

@@ -14,6 +14,8 @@ export class TcpProxy {
   mode: ProxyMode = 'pass';
   /** Chunks clients have sent, whatever the mode: tells whether anyone still tries. */
   chunksFromClients = 0;
+  /** Each chunk, either way, arrives this much later (a slower network or database). */
+  delayMs = 0;
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
 
@@ -64,12 +66,19 @@ export class TcpProxy {
       });
       socket.on('error', () => undefined);
     }
+    // Timers of one duration fire in the order they were set: a delayed stream stays in order.
+    const later = (write: () => void) => {
+      if (this.delayMs > 0) setTimeout(write, this.delayMs);
+      else write();
+    };
     client.on('data', (chunk) => {
       this.chunksFromClients++;
-      if (this.mode === 'pass' || this.mode === 'drop-downstream') upstream.write(chunk);
+      if (this.mode === 'pass' || this.mode === 'drop-downstream') {
+        later(() => upstream.write(chunk));
+      }
     });
     upstream.on('data', (chunk) => {
-      if (this.mode === 'pass') client.write(chunk);
+      if (this.mode === 'pass') later(() => client.write(chunk));
     });
   }
 }

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config/config';
+import type { Config } from '../../src/config/config';
+import { buildApp } from '../../src/http/app';
+import { createMetrics } from '../../src/observability/metrics';
+import { createProviders } from '../../src/runtime/infrastructure';
+import { CLIENT_SECRET, startStack } from '../support/stack';
+import type { Stack } from '../support/stack';
+import { productionEnv } from '../support/production-env';
+
+const METRICS_TOKEN = 'scrape-token-0123456789';
+
+/**
+ * The HTTP server's edges on the real app: slow clients are cut, responses carry Helmet's
+ * headers, /metrics wants its token, /docs is off in production, logs are redacted, and the
+ * simulator's webhook route exists only where the simulator is the provider.
+ */
+describe('HTTP edges', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({
+      noWorker: true,
+      env: { HTTP_REQUEST_TIMEOUT_MS: '1000', METRICS_TOKEN },
+    });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  /** Another app on the stack's resources, configured by `config`, logging into `lines`. */
+  const appWith = (config: Config, lines: string[] = []): Promise<FastifyInstance> =>
+    buildApp({
+      config,
+      db: stack.db,
+      redis: stack.redis,
+      idempotencyStore: stack.store,
+      temporal: stack.temporal,
+      providers: createProviders(config),
+      defaultProvider: config.payments.provider,
+      metrics: createMetrics(),
+      logger: {
+        level: 'info',
+        stream: new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            lines.push(chunk.toString());
+            done();
+          },
+        }),
+      },
+    });
+
+  it('cuts a client that trickles its body at the request timeout, with a 408', async () => {
+    const { port } = new URL(stack.apiUrl);
+    const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
+    const declared = 5_000;
+    let sent = 0;
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    const closed = new Promise<void>((resolve) => {
+      socket.once('close', () => {
+        resolve();
+      });
+    });
+    await new Promise<void>((resolve) => {
+      socket.once('connect', () => {
+        resolve();
+      });
+    });
+    socket.write(
+      [
+        'POST /v1/donations HTTP/1.1',
+        'Host: galang.test',
+        `Authorization: Bearer ${CLIENT_SECRET}`,
+        `Idempotency-Key: slow-${randomUUID()}`,
+        'Content-Type: application/json',
+        `Content-Length: ${declared}`,
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    // One byte every 100 ms: the whole body would take over eight minutes.
+    const trickle = setInterval(() => {
+      if (socket.writable) {
+        socket.write('{');
+        sent++;
+      }
+    }, 100);
+    try {
+      await closed;
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(sent).toBeLessThan(declared / 10);
+  });
+
+  it('sends Helmet’s headers: a JSON API that loads nothing and is never framed', async () => {
+    const response = await fetch(`${stack.apiUrl}/healthz`);
+    expect(response.headers.get('content-security-policy')).toBe(
+      "default-src 'none';frame-ancestors 'none'",
+    );
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('strict-transport-security')).toMatch(/max-age=/);
+    expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    // Swagger UI brings its own policy, which lets its scripts run.
+    const docs = await fetch(`${stack.apiUrl}/docs/static/index.html`);
+    expect(docs.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+  });
+
+  it('refuses /metrics without the token when one is set', async () => {
+    const scrape = (authorization?: string) =>
+      fetch(`${stack.apiUrl}/metrics`, {
+        headers: authorization === undefined ? {} : { authorization },
+      });
+    const refused = await scrape();
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'unauthorized' });
+    expect((await scrape('Bearer wrong-token-0123456789')).status).toBe(401);
+    const scraped = await scrape(`Bearer ${METRICS_TOKEN}`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/galang_http_request/);
+  });
+
+  it('serves no /docs and no simulator webhook in production unless asked to', async () => {
+    const config = loadConfig({ ...productionEnv(), DATABASE_URL: stack.config.databaseUrl });
+    const app = await appWith(config);
+    try {
+      expect((await app.inject({ url: '/docs' })).statusCode).toBe(404);
+      expect((await app.inject({ url: '/docs/json' })).statusCode).toBe(404);
+      const simulator = await app.inject({
+        method: 'POST',
+        url: '/v1/webhooks/simulator',
+        payload: '{}',
+      });
+      expect(simulator.statusCode).toBe(404);
+      expect(simulator.json()).toMatchObject({ code: 'provider-unknown' });
+      // The codec endpoint wants an operator key: production never has the public dev key.
+      expect(
+        (await app.inject({ method: 'POST', url: '/v1/codec/decode', payload: { payloads: [] } }))
+          .statusCode,
+      ).toBe(401);
+    } finally {
+      await app.close();
+    }
+    const withDocs = await appWith(
+      loadConfig({
+        ...productionEnv({ DOCS_ENABLED: 'true' }),
+        DATABASE_URL: stack.config.databaseUrl,
+      }),
+    );
+    try {
+      expect((await withDocs.inject({ url: '/docs/json' })).statusCode).toBe(200);
+    } finally {
+      await withDocs.close();
+    }
+  });
+
+  it('redacts credentials, cookies and e-mail addresses from its log lines', async () => {
+    const lines: string[] = [];
+    const app = await appWith(stack.config, lines);
+    try {
+      app.log.info(
+        {
+          request: { headers: { authorization: `Bearer ${CLIENT_SECRET}`, cookie: 'session=abc' } },
+          donation: { donor: { email: 'ani@example.com', name: 'Ani' } },
+          email: 'budi@example.com',
+        },
+        'redaction probe',
+      );
+      const line = lines.find((l) => l.includes('redaction probe')) ?? '';
+      expect(JSON.parse(line)).toMatchObject({
+        request: { headers: { authorization: '[redacted]', cookie: '[redacted]' } },
+        donation: { donor: { email: '[redacted]', name: 'Ani' } },
+        email: '[redacted]',
+      });
+      expect(lines.join('')).not.toMatch(/example\.com|session=abc|secret-a/);
+    } finally {
+      await app.close();
+    }
+  });
+});

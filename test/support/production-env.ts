@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A production environment that boots: real-looking secrets of sufficient length, Stripe as the
+ * provider (the simulator is refused in production), a payload key of its own. Tests change one
+ * thing at a time and watch the boot refuse it.
+ */
+export function productionEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    API_KEYS: 'shop:prod-client-secret-0123456789',
+    OPERATOR_KEYS: 'ops:prod-operator-secret-0123456789',
+    TEMPORAL_PAYLOAD_KEYS: `p1:${randomBytes(32).toString('base64')}`,
+    PAYMENT_PROVIDER: 'stripe',
+    STRIPE_SECRET_KEY: 'sk_test_production_like',
+    STRIPE_WEBHOOK_SECRETS: 'whsec_production_like_secret',
+    ...overrides,
+  };
+}

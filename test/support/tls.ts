@@ -1,0 +1,170 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+
+/** PEM files of a throwaway CA and the certificates it issued, in a temporary folder. */
+export interface TestPki {
+  dir: string;
+  ca: string;
+  server: { cert: string; key: string };
+  client: { cert: string; key: string };
+  remove(): void;
+}
+
+/**
+ * A CA made for one test run with openssl (P-256, valid one day), a server certificate for
+ * `serverName` and a client certificate for mTLS, each with the extensions strict verifiers
+ * (rustls in the worker's core, grpc-js in the client) insist on.
+ */
+export function makeTestPki(serverName: string, clientName = 'galang-test-client'): TestPki {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-pki-'));
+  const file = (name: string) => path.join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  openssl(
+    'req',
+    '-x509',
+    ...ecKey,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=galang test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  const issue = (name: string, cn: string, extensions: string) => {
+    writeFileSync(file(`${name}.ext`), extensions);
+    openssl(
+      'req',
+      ...ecKey,
+      '-keyout',
+      file(`${name}.key`),
+      '-out',
+      file(`${name}.csr`),
+      '-subj',
+      `/CN=${cn}`,
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file(`${name}.pem`),
+      '-days',
+      '1',
+      '-extfile',
+      file(`${name}.ext`),
+    );
+    return { cert: file(`${name}.pem`), key: file(`${name}.key`) };
+  };
+  const leaf = 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n';
+  const server = issue(
+    'server',
+    serverName,
+    `${leaf}extendedKeyUsage=serverAuth\nsubjectAltName=DNS:${serverName}\n`,
+  );
+  const client = issue(
+    'client',
+    clientName,
+    `${leaf}extendedKeyUsage=clientAuth\nsubjectAltName=DNS:${clientName}\n`,
+  );
+  return {
+    dir,
+    ca: file('ca.pem'),
+    server,
+    client,
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TlsTerminator {
+  address: string;
+  /** Common names of the client certificates of the connections it let through. */
+  clientNames: Set<string>;
+  /** Connections it let through. */
+  connections: number;
+  /** Connections refused during the handshake (no or untrusted client certificate, …). */
+  refused: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TLS terminator in front of a plaintext server, which is how a TLS Temporal frontend is tested
+ * here: the CLI's dev server (v1.5.1) has no TLS flags. It negotiates HTTP/2 by ALPN as gRPC
+ * needs, and with `clientCa` demands a client certificate issued by it (mTLS).
+ */
+export async function startTlsTerminator(options: {
+  upstream: string;
+  cert: string;
+  key: string;
+  clientCa?: string;
+}): Promise<TlsTerminator> {
+  const index = options.upstream.lastIndexOf(':');
+  const upstream = {
+    host: options.upstream.slice(0, index),
+    port: Number(options.upstream.slice(index + 1)),
+  };
+  const sockets = new Set<net.Socket>();
+  const state = { clientNames: new Set<string>(), connections: 0, refused: 0 };
+  const server = tls.createServer(
+    {
+      cert: readFileSync(options.cert),
+      key: readFileSync(options.key),
+      ALPNProtocols: ['h2'],
+      ...(options.clientCa && {
+        ca: readFileSync(options.clientCa),
+        requestCert: true,
+        rejectUnauthorized: true,
+      }),
+    },
+    (client) => {
+      const name: unknown = client.getPeerCertificate().subject.CN;
+      if (typeof name === 'string') state.clientNames.add(name);
+      state.connections++;
+      const plain = net.connect(upstream);
+      for (const socket of [client, plain]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          sockets.delete(socket);
+          client.destroy();
+          plain.destroy();
+        });
+      }
+      client.pipe(plain).pipe(client);
+    },
+  );
+  server.on('tlsClientError', () => {
+    state.refused++;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return Object.assign(state, {
+    address: `127.0.0.1:${port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+    },
+  });
+}

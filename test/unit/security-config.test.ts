@@ -1,0 +1,134 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from '../../src/config/config';
+import { connectionOptions } from '../../src/temporal/temporal-connection';
+import { productionEnv } from '../support/production-env';
+
+const problemsOf = (env: Record<string, string>): readonly string[] => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('Temporal connection settings', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-config-'));
+  const pem = (name: string, label: string) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, `-----BEGIN ${label}-----\nAAAA\n-----END ${label}-----\n`);
+    return file;
+  };
+  const ca = pem('ca.pem', 'CERTIFICATE');
+  const cert = pem('client.pem', 'CERTIFICATE');
+  const key = pem('client.key', 'PRIVATE KEY');
+
+  it('is plaintext to the dev server unless told otherwise', () => {
+    expect(loadConfig({}).temporal.tls).toBe(false);
+  });
+
+  it('turns TLS on with a CA, a server name, a client certificate or an API key', () => {
+    const tls = loadConfig({
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: ca,
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      TEMPORAL_TLS_CLIENT_CERT_PATH: cert,
+      TEMPORAL_TLS_CLIENT_KEY_PATH: key,
+    }).temporal;
+    expect(tls.tls).toEqual({
+      caFile: ca,
+      certFile: cert,
+      keyFile: key,
+      serverName: 'temporal.internal',
+    });
+    const options = connectionOptions(tls);
+    expect(options.tls).toMatchObject({ serverNameOverride: 'temporal.internal' });
+    expect(options.tls && options.tls.clientCertPair?.crt.toString()).toMatch(/BEGIN CERTIFICATE/);
+
+    const cloud = loadConfig({ TEMPORAL_API_KEY: 'key-123', TEMPORAL_NAMESPACE: 'galang.a1b2c' });
+    expect(cloud.temporal.tls).toEqual({});
+    expect(connectionOptions(cloud.temporal)).toMatchObject({ apiKey: 'key-123', tls: {} });
+    expect(loadConfig({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }).temporal.tls).toBe(false);
+  });
+
+  it('names each unusable TLS setting at boot', () => {
+    expect(problemsOf({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'missing.pem') })).toEqual(
+      [
+        expect.stringMatching(
+          /TEMPORAL_TLS_SERVER_CA_CERT_PATH: cannot read ".*missing.pem" \(ENOENT\)/,
+        ),
+      ],
+    );
+    expect(problemsOf({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: key })).toEqual([
+      expect.stringMatching(/holds no PEM certificate/),
+    ]);
+    expect(problemsOf({ TEMPORAL_TLS_CLIENT_CERT_PATH: cert })).toEqual([
+      expect.stringMatching(/go together \(mTLS needs both\)/),
+    ]);
+    expect(problemsOf({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_NAME: 'x' })).toEqual([
+      'TEMPORAL_TLS is false, but TEMPORAL_TLS_* settings are given',
+    ]);
+    expect(problemsOf({ TEMPORAL_TLS: 'yes' })).toEqual([
+      'TEMPORAL_TLS must be true or false, got "yes"',
+    ]);
+  });
+
+  it('reads payload keys as a rotation list of 32-byte keys', () => {
+    const a = randomBytes(32).toString('base64');
+    const b = randomBytes(32).toString('base64');
+    expect(loadConfig({ TEMPORAL_PAYLOAD_KEYS: `new:${a},old:${b}` }).temporal.payloadKeys).toEqual(
+      [
+        { id: 'new', key: a },
+        { id: 'old', key: b },
+      ],
+    );
+    expect(
+      problemsOf({ TEMPORAL_PAYLOAD_KEYS: `k:${randomBytes(16).toString('base64')}` }),
+    ).toEqual([expect.stringMatching(/the key "k" must be 32 bytes in base64/)]);
+    expect(problemsOf({ TEMPORAL_PAYLOAD_KEYS: `k:${a},k:${b}` })).toEqual([
+      'TEMPORAL_PAYLOAD_KEYS: "k" is listed twice',
+    ]);
+  });
+});
+
+describe('production settings', () => {
+  it('boots with real secrets, and lists every unsafe one at once', () => {
+    expect(loadConfig(productionEnv()).env).toBe('production');
+    expect(
+      problemsOf(
+        productionEnv({
+          API_KEYS: 'a:demo-secret',
+          OPERATOR_KEYS: 'o:short-but-8',
+          METRICS_TOKEN: 'tiny',
+        }),
+      ),
+    ).toEqual([
+      'API_KEYS: "a" is the public development value; set a secret of its own',
+      'OPERATOR_KEYS: the secret of "o" must have at least 16 characters in production',
+      'METRICS_TOKEN: the secret of "#1" must have at least 16 characters in production',
+    ]);
+  });
+
+  it('needs no simulator secret unless the simulator is the provider', () => {
+    expect(loadConfig(productionEnv()).simulator.enabled).toBe(false);
+    expect(
+      problemsOf(productionEnv({ PAYMENT_PROVIDER: 'simulator', ALLOW_SIMULATOR: 'true' })),
+    ).toEqual(['SIMULATOR_WEBHOOK_SECRET is required']);
+  });
+
+  it('turns /docs off in production unless asked, and keeps the HTTP timeouts', () => {
+    expect(loadConfig(productionEnv()).http).toMatchObject({
+      docsEnabled: false,
+      requestTimeoutMs: 30_000,
+      connectionTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 72_000,
+      trustProxy: false,
+    });
+    expect(loadConfig(productionEnv({ DOCS_ENABLED: 'true' })).http.docsEnabled).toBe(true);
+    expect(loadConfig({}).http.docsEnabled).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).http.trustProxy).toBe('10.0.0.0/8');
+  });
+});
