@@ -80,6 +80,14 @@ export function createReversalActivities(deps: ActivityDeps) {
       return (await deps.moneyWorkflows.startLatePayment(input)).workflowId;
     },
 
+    /** A late payment of another amount: the closed donation goes to review, nothing credited. */
+    async reviewLatePayment(donationId: string, reason: string): Promise<DonationStatus> {
+      await deps.donations.markLateForReview(donationId, reason);
+      const donation = await deps.donations.findById(donationId);
+      if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${donationId}`);
+      return donation.status;
+    },
+
     /** Credit or refund a late payment: the policy, and whether the campaign still takes it. */
     async decideLatePayment(campaignId: string): Promise<LateDecision> {
       if (deps.latePaymentPolicy === 'refund') return 'refund';

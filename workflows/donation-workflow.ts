@@ -201,9 +201,12 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   if (decided()) return settle();
   const closed = await closePayment(input.provider, reference);
   accept(eventFrom(closed.payment, 'cancel'), 'cancel');
-  const expired = () => finish('EXPIRED', 'no-payment-before-deadline');
-  if (paid()) return settle();
-  if (closed.accepted || decided()) return expired();
+  // Past the deadline a payment ends credited, declined, or expired (our own cancel included).
+  const afterDeadline = () =>
+    paid() || state.payment?.status === 'DECLINED'
+      ? settle()
+      : finish('EXPIRED', 'no-payment-before-deadline');
+  if (closed.accepted || decided()) return afterDeadline();
   // The provider would not close it (a payment in processing): it may still succeed.
   const horizon = deadline + (input.settleHorizonSeconds ?? DEFAULT_SETTLE_HORIZON_SECONDS) * 1000;
   let interval = 5_000;
@@ -214,7 +217,7 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
     if (takeUnverified() || !woken) await ask();
     interval = Math.min(interval * 2, MAX_CHECK_INTERVAL_MS);
   }
-  return paid() ? settle() : expired();
+  return afterDeadline();
 }
 
 function paymentRef(input: DonationInput, providerReference: string) {

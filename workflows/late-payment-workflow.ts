@@ -7,7 +7,8 @@ import { refundRequestWorkflow } from './refund-request-workflow';
 import { moneyActivity } from './retry-policies';
 
 const { fetchPayment, confirmDonation } = proxyActivities<DonationActivities>(moneyActivity);
-const { decideLatePayment, donationStatus } = proxyActivities<ReversalActivities>(moneyActivity);
+const { decideLatePayment, donationStatus, reviewLatePayment } =
+  proxyActivities<ReversalActivities>(moneyActivity);
 
 /**
  * A payment that succeeded after its donation was closed (expired, canceled, failed): never
@@ -24,9 +25,10 @@ export async function latePaymentWorkflow(input: LatePaymentInput): Promise<Late
     metricMeter
       .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
       .add(1, { reason: 'late-payment-amount-mismatch' });
+    const reason = `late payment of ${truth.amount} ${truth.currency}, expected ${input.amount} ${input.currency}`;
     return {
       outcome: 'needs-review',
-      donationStatus: (await donationStatus(input.donationId)).status,
+      donationStatus: await reviewLatePayment(input.donationId, reason),
     };
   }
   const decision = await decideLatePayment(input.campaignId);

@@ -71,7 +71,9 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
         case 'out-of-range':
           return needsReview('reversal-exceeds-net', posted.status);
         case 'not-credited': {
+          // Credited since the post looked: post again now. Still open: wait for the credit.
           const donation = await donationStatus(input.donationId);
+          if (donation.credited) continue;
           if (!(OPEN_STATUSES as readonly string[]).includes(donation.status)) {
             return needsReview('reversal-of-uncredited-payment', donation.status);
           }

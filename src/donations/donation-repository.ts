@@ -88,6 +88,22 @@ export class DonationRepository {
     return current.status;
   }
 
+  /**
+   * Sends a donation closed without money to review: a payment arrived for it after it closed,
+   * but not of the amount it asked for. Credited donations are left alone.
+   */
+  async markLateForReview(id: string, reason: string): Promise<DonationStatus | undefined> {
+    const updated = await this.db
+      .updateTable('donations')
+      .set({ status: 'NEEDS_REVIEW', failure_reason: reason, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('status', 'in', ['EXPIRED', 'CANCELED', 'FAILED'])
+      .where('confirmed_at', 'is', null)
+      .returning('status')
+      .executeTakeFirst();
+    return updated?.status;
+  }
+
   /** Marks a donation reconciliation will no longer hand back; the first mark stays. */
   async markDeadLetter(id: string, reason: string): Promise<void> {
     await this.db

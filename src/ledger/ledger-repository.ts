@@ -98,14 +98,16 @@ export class LedgerRepository {
         refused,
         campaignId: donation.campaign_id,
       });
-      if (!(await hasEntry(trx, donationId, 'DONATION', ''))) return result(0, 'not-credited');
+      const credited = await hasEntry(trx, donationId, 'DONATION', '');
       let inserted = 0;
       for (const posting of postings) {
         const signed = entrySign[posting.entryType] * posting.amount;
         const undone = undoes[posting.entryType];
+        // A give-back of a reversal never posted moved no money, credited or not.
         if (undone && !(await hasEntry(trx, donationId, undone, posting.externalRef))) {
           return result(inserted, 'nothing-to-undo');
         }
+        if (!credited) return result(inserted, 'not-credited');
         const next = ledger.net + signed;
         if (await hasEntry(trx, donationId, posting.entryType, posting.externalRef)) continue;
         if (next < 0 || next > donation.amount) return result(inserted, 'out-of-range');
