@@ -1,16 +1,19 @@
-import type { PaymentEvent, PaymentStatus } from '../../workflows/payment-event';
+import type {
+  PaymentAction,
+  PaymentSnapshot,
+  PaymentStatus,
+  ProviderEvent,
+  RefundRecord,
+} from '../../workflows/contracts';
 
-/** What the donor does to pay: scan a QR string, follow a redirect, transfer to an account. */
-export interface PaymentAction {
-  type: 'qr' | 'redirect' | 'virtual_account';
-  value: string;
-}
+export type { PaymentAction, PaymentSnapshot } from '../../workflows/contracts';
 
 export interface CreatePaymentRequest {
   /** Derived from the donation and the operation, never from a workflow run: see docs. */
   idempotencyKey: string;
   /** Our donation id; providers echo it back in notifications. */
   reference: string;
+  /** Minor units of `currency`; the adapter converts to what the provider takes. */
   amount: number;
   currency: string;
   method: string;
@@ -24,28 +27,37 @@ export interface CreatedPayment {
 }
 
 export interface RefundRequest {
-  /** Derived from the donation: `<donation id>:refund`. */
+  /**
+   * Derived from the donation and the refund request, in `[A-Za-z0-9_-]` (Midtrans' `refund_key`
+   * allows nothing else); the adapter sends it as the provider's idempotency key.
+   */
   idempotencyKey: string;
   providerReference: string;
-  /** Minor units; the whole payment unless smaller. */
+  /** Minor units. */
   amount: number;
+  currency: string;
   reason: string;
 }
 
-export interface PaymentSnapshot {
-  providerReference: string;
-  status: PaymentStatus;
-  amount: number;
-  currency: string;
+/**
+ * What a cancel did. `accepted` is false when the provider refused to close the payment (a
+ * Stripe PaymentIntent in `processing`, a payment already paid); `payment` is then its state.
+ */
+export interface CancelResult {
+  accepted: boolean;
+  payment: PaymentSnapshot;
 }
 
-/** A verified, normalized notification. */
-export interface WebhookEvent extends PaymentEvent {
-  /** Our donation id as the provider echoed it. */
-  donationRef: string;
-  providerReference: string;
-  raw: unknown;
-}
+/**
+ * A verified notification: a normalized event about one payment, or one galang has no use for
+ * (answered 2xx so the provider stops retrying, and kept in the inbox).
+ */
+export type WebhookEvent =
+  | (ProviderEvent & {
+      /** Our donation id as the provider echoed it, when it does. */
+      donationRef: string | undefined;
+    })
+  | { kind: 'ignored'; eventKey: string; reason: string };
 
 export type WebhookRejection = 'signature' | 'malformed';
 
@@ -60,7 +72,7 @@ export class WebhookRejected extends Error {
   }
 }
 
-/** A provider failure worth retrying (network, 5xx, 429); anything else is final. */
+/** A provider failure worth retrying (network, 5xx, 429, 409 in-use); anything else is final. */
 export class ProviderUnavailable extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -74,18 +86,26 @@ export type WebhookHeaders = Readonly<Record<string, string | string[] | undefin
 export interface PaymentProvider {
   readonly name: string;
   /**
-   * The provider's notifications cannot prove their own freshness (no signed timestamp, or a
-   * shared token instead of a signature): the workflow asks the status API before crediting.
+   * The provider's notifications cannot prove themselves (no signed body, or a signature that
+   * leaves the status out): every state change is confirmed with its status API first.
    */
   readonly verifyBeforeCredit: boolean;
+  /** Currencies and methods the provider takes; the edge refuses others with a 422. */
+  supports(currency: string, method: string): boolean;
+  /** Whether a payment made with this method can be refunded through the API. */
+  refundable(method: string): boolean;
   /** Idempotent on `request.idempotencyKey`: a repeat returns the same payment. */
   createPayment(request: CreatePaymentRequest): Promise<CreatedPayment>;
-  fetchStatus(providerReference: string): Promise<PaymentSnapshot>;
-  /** Cancels a payment that was not paid; cancelling a cancelled payment is a no-op. */
-  cancel(providerReference: string): Promise<PaymentSnapshot>;
-  /** Refunds a paid payment, idempotent on `request.idempotencyKey`. */
-  refund(request: RefundRequest): Promise<PaymentSnapshot>;
-  /** Verifies the signature over the exact bytes received, then normalizes. */
+  /** The payment's whole truth: status, refunds and disputes. An expired payment is EXPIRED. */
+  fetchPayment(providerReference: string): Promise<PaymentSnapshot>;
+  /** Closes an unpaid payment; closing a closed one is accepted. */
+  cancel(providerReference: string): Promise<CancelResult>;
+  /**
+   * Asks for a refund, idempotent on `request.idempotencyKey`: a repeat answers the same
+   * refund. A refund the provider denies comes back FAILED, not as an error.
+   */
+  refund(request: RefundRequest): Promise<RefundRecord>;
+  /** Verifies the notification over the exact bytes received, then normalizes it. */
   parseWebhook(rawBody: Buffer, headers: WebhookHeaders): WebhookEvent;
 }
 

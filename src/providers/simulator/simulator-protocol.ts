@@ -1,52 +1,106 @@
-import type { PaymentStatus } from '../../../workflows/payment-event';
+import type {
+  DisputeStatus,
+  PaymentStatus,
+  RefundStatus,
+} from '../../../workflows/contracts/provider-events';
 
 /**
  * The simulator's wire format, shared by its server and galang's client for it. It is shaped
- * like a real gateway: create with an Idempotency-Key, read status, signed notifications.
+ * like a real gateway: create with an Idempotency-Key, read status (with the payment's refunds
+ * and disputes), refund many times, signed notifications.
  */
-export type SimulatorStatus =
+export type SimulatorPaymentStatus =
   | 'pending'
+  /** Taken by the bank, not decided yet: a cancel is refused (like Stripe's `processing`). */
+  | 'processing'
   | 'settled'
   | 'declined'
   | 'expired'
-  | 'canceled'
-  | 'refunded'
-  | 'partially_refunded'
-  | 'chargeback';
+  | 'canceled';
+
+export type SimulatorRefundStatus = 'pending' | 'succeeded' | 'failed';
+export type SimulatorDisputeStatus = 'open' | 'won' | 'lost';
+
+export interface SimulatorRefund {
+  id: string;
+  payment_id: string;
+  status: SimulatorRefundStatus;
+  amount: number;
+  created_at: string;
+}
+
+export interface SimulatorDispute {
+  id: string;
+  payment_id: string;
+  status: SimulatorDisputeStatus;
+  amount: number;
+  created_at: string;
+}
 
 export interface SimulatorPayment {
   id: string;
   reference: string;
-  status: SimulatorStatus;
+  status: SimulatorPaymentStatus;
   amount: number;
   /** What the donor actually paid, when it differs from `amount` (a test of mismatches). */
   paid_amount?: number;
-  refunded_amount?: number;
+  /** Sum of the refunds that succeeded. */
+  refunded_amount: number;
   currency: string;
   method: string;
   action: { type: 'qr'; value: string };
   created_at: string;
+  refunds: SimulatorRefund[];
+  disputes: SimulatorDispute[];
 }
 
-export interface SimulatorNotification {
-  type: 'payment.updated';
-  data: {
-    id: string;
-    reference: string;
-    status: SimulatorStatus;
-    amount: number;
-    currency: string;
-    occurred_at: string;
-  };
+interface NotificationData {
+  id: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  occurred_at: string;
 }
 
-export const simulatorStatusMap: Record<SimulatorStatus, PaymentStatus> = {
+/** One notification per state change of a payment, a refund or a dispute. */
+export type SimulatorNotification =
+  | {
+      type: 'payment.updated';
+      data: NotificationData & { status: SimulatorPaymentStatus; refunded_amount: number };
+    }
+  | {
+      type: 'refund.updated';
+      data: NotificationData & { payment_id: string; status: SimulatorRefundStatus };
+    }
+  | {
+      type: 'dispute.updated';
+      data: NotificationData & { payment_id: string; status: SimulatorDisputeStatus };
+    };
+
+/** The answer to a refused request; a refused cancel carries the payment as it stands. */
+export interface SimulatorError {
+  error: string;
+  code: string;
+  payment?: SimulatorPayment;
+}
+
+export const paymentStatusMap: Record<SimulatorPaymentStatus, PaymentStatus> = {
   pending: 'PENDING',
+  processing: 'PENDING',
   settled: 'PAID',
   declined: 'DECLINED',
   expired: 'EXPIRED',
   canceled: 'CANCELED',
-  refunded: 'REFUNDED',
-  partially_refunded: 'PARTIALLY_REFUNDED',
-  chargeback: 'CHARGED_BACK',
+};
+
+export const refundStatusMap: Record<SimulatorRefundStatus, RefundStatus> = {
+  pending: 'PENDING',
+  succeeded: 'SUCCEEDED',
+  failed: 'FAILED',
+};
+
+export const disputeStatusMap: Record<SimulatorDisputeStatus, DisputeStatus> = {
+  open: 'OPEN',
+  won: 'WON',
+  lost: 'LOST',
 };

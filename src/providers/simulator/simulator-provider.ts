@@ -1,6 +1,9 @@
+import { isSupportedCurrency } from '../../money/currency';
+import { ProviderRejected, requestJson } from '../http-json';
 import { verifyStandardWebhook } from '../standard-webhooks';
 import { WebhookRejected } from '../payment-provider';
 import type {
+  CancelResult,
   CreatePaymentRequest,
   CreatedPayment,
   PaymentProvider,
@@ -9,9 +12,9 @@ import type {
   WebhookEvent,
   WebhookHeaders,
 } from '../payment-provider';
-import { requestJson } from '../http-json';
-import { simulatorStatusMap } from './simulator-protocol';
-import type { SimulatorNotification, SimulatorPayment } from './simulator-protocol';
+import type { RefundRecord } from '../../../workflows/contracts/provider-events';
+import { disputeStatusMap, paymentStatusMap, refundStatusMap } from './simulator-protocol';
+import type { SimulatorError, SimulatorPayment, SimulatorRefund } from './simulator-protocol';
 
 export interface SimulatorProviderOptions {
   baseUrl: string;
@@ -19,6 +22,9 @@ export interface SimulatorProviderOptions {
   webhookSecrets: readonly string[];
   now?: () => number;
 }
+
+/** The methods the simulator pretends to take; all of them refundable. */
+const METHODS = new Set(['qris', 'bank_transfer', 'card', 'ewallet']);
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -28,12 +34,22 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 /** galang's client for the local payment simulator. */
 export function createSimulatorProvider(options: SimulatorProviderOptions): PaymentProvider {
   const now = options.now ?? Date.now;
+  const url = (path: string) => `${options.baseUrl}${path}`;
+  const read = async (id: string) =>
+    snapshot(
+      await requestJson<SimulatorPayment>(url(`/v1/payments/${encodeURIComponent(id)}`), {
+        method: 'GET',
+      }),
+    );
   return {
     name: 'simulator',
     verifyBeforeCredit: false,
 
+    supports: (currency, method) => isSupportedCurrency(currency) && METHODS.has(method),
+    refundable: (method) => METHODS.has(method),
+
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
-      const payment = await requestJson<SimulatorPayment>(`${options.baseUrl}/v1/payments`, {
+      const payment = await requestJson<SimulatorPayment>(url('/v1/payments'), {
         method: 'POST',
         headers: { 'idempotency-key': request.idempotencyKey },
         body: {
@@ -46,39 +62,39 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
       });
       return {
         providerReference: payment.id,
-        status: simulatorStatusMap[payment.status],
+        status: paymentStatusMap[payment.status],
         action: payment.action,
       };
     },
 
-    async fetchStatus(providerReference: string): Promise<PaymentSnapshot> {
-      return snapshot(
-        await requestJson<SimulatorPayment>(
-          `${options.baseUrl}/v1/payments/${encodeURIComponent(providerReference)}`,
-          { method: 'GET' },
-        ),
-      );
-    },
+    fetchPayment: read,
 
-    async cancel(providerReference: string): Promise<PaymentSnapshot> {
-      return snapshot(
-        await requestJson<SimulatorPayment>(
-          `${options.baseUrl}/v1/payments/${encodeURIComponent(providerReference)}/cancel`,
+    async cancel(providerReference: string): Promise<CancelResult> {
+      try {
+        const payment = await requestJson<SimulatorPayment>(
+          url(`/v1/payments/${encodeURIComponent(providerReference)}/cancel`),
           { method: 'POST' },
-        ),
-      );
+        );
+        return { accepted: true, payment: snapshot(payment) };
+      } catch (error) {
+        // 409: processing at the bank, or paid; the answer carries the payment as it stands.
+        if (!(error instanceof ProviderRejected) || error.status !== 409) throw error;
+        const refused = (error.body as SimulatorError | undefined)?.payment;
+        return {
+          accepted: false,
+          payment: refused ? snapshot(refused) : await read(providerReference),
+        };
+      }
     },
 
-    async refund(request: RefundRequest): Promise<PaymentSnapshot> {
-      return snapshot(
-        await requestJson<SimulatorPayment>(
-          `${options.baseUrl}/v1/payments/${encodeURIComponent(request.providerReference)}/refunds`,
-          {
-            method: 'POST',
-            headers: { 'idempotency-key': request.idempotencyKey },
-            body: { amount: request.amount, reason: request.reason },
-          },
-        ),
+    async refund(request: RefundRequest): Promise<RefundRecord> {
+      const path = `/v1/payments/${encodeURIComponent(request.providerReference)}/refunds`;
+      return refundRecord(
+        await requestJson<SimulatorRefund>(url(path), {
+          method: 'POST',
+          headers: { 'idempotency-key': request.idempotencyKey },
+          body: { amount: request.amount, reason: request.reason },
+        }),
       );
     },
 
@@ -94,50 +110,87 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
       });
       if (!verdict.ok || id === undefined)
         throw new WebhookRejected('signature', verdict.ok ? 'no id' : verdict.reason);
-      const notification = parseNotification(rawBody);
-      const { data } = notification;
-      return {
-        eventKey: id,
-        donationRef: data.reference,
-        providerReference: data.id,
-        status: simulatorStatusMap[data.status],
-        amount: data.amount,
-        currency: data.currency,
-        occurredAt: data.occurred_at,
-        raw: notification,
-      };
+      return normalize(id, rawBody);
     },
   };
+}
+
+function refundRecord(refund: SimulatorRefund): RefundRecord {
+  return { refundId: refund.id, status: refundStatusMap[refund.status], amount: refund.amount };
 }
 
 function snapshot(payment: SimulatorPayment): PaymentSnapshot {
   return {
     providerReference: payment.id,
-    status: simulatorStatusMap[payment.status],
+    status: paymentStatusMap[payment.status],
     amount: payment.paid_amount ?? payment.amount,
     currency: payment.currency,
+    refunds: payment.refunds.map(refundRecord),
+    disputes: payment.disputes.map((d) => ({
+      disputeId: d.id,
+      status: disputeStatusMap[d.status],
+      amount: d.amount,
+    })),
   };
 }
 
-function parseNotification(rawBody: Buffer): SimulatorNotification {
-  let parsed: unknown;
+const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefined);
+
+/** A signed notification as a normalized event; a type galang has no use for is ignored. */
+function normalize(eventKey: string, rawBody: Buffer): WebhookEvent {
+  let parsed: { type?: unknown; data?: Record<string, unknown> } | null;
   try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
+    parsed = JSON.parse(rawBody.toString('utf8')) as typeof parsed;
   } catch {
     throw new WebhookRejected('malformed', 'body is not JSON');
   }
-  const data = (parsed as { data?: Record<string, unknown> } | null)?.data;
-  if (
-    !data ||
-    typeof data.id !== 'string' ||
-    typeof data.reference !== 'string' ||
-    typeof data.status !== 'string' ||
-    !Object.hasOwn(simulatorStatusMap, data.status) ||
-    !Number.isSafeInteger(data.amount) ||
-    typeof data.currency !== 'string' ||
-    typeof data.occurred_at !== 'string'
-  ) {
-    throw new WebhookRejected('malformed', 'not a simulator payment notification');
+  const type = parsed?.type;
+  const data = parsed?.data ?? {};
+  if (type !== 'payment.updated' && type !== 'refund.updated' && type !== 'dispute.updated') {
+    return { kind: 'ignored', eventKey, reason: `event type ${String(type)}` };
   }
-  return parsed as SimulatorNotification;
+  const status = str(data.status) ?? '';
+  const id = str(data.id);
+  const paymentId = type === 'payment.updated' ? id : str(data.payment_id);
+  const base = {
+    eventKey,
+    donationRef: str(data.reference),
+    providerReference: paymentId ?? '',
+    amount: typeof data.amount === 'number' ? data.amount : NaN,
+    currency: str(data.currency) ?? '',
+    occurredAt: str(data.occurred_at) ?? '',
+  };
+  if (
+    !id ||
+    !paymentId ||
+    !Number.isSafeInteger(base.amount) ||
+    !base.currency ||
+    !base.occurredAt
+  ) {
+    throw new WebhookRejected('malformed', `not a simulator ${type} notification`);
+  }
+  if (type === 'payment.updated' && Object.hasOwn(paymentStatusMap, status)) {
+    return {
+      ...base,
+      kind: 'payment',
+      status: paymentStatusMap[status as keyof typeof paymentStatusMap],
+    };
+  }
+  if (type === 'refund.updated' && Object.hasOwn(refundStatusMap, status)) {
+    return {
+      ...base,
+      kind: 'refund',
+      refundId: id,
+      status: refundStatusMap[status as keyof typeof refundStatusMap],
+    };
+  }
+  if (type === 'dispute.updated' && Object.hasOwn(disputeStatusMap, status)) {
+    return {
+      ...base,
+      kind: 'dispute',
+      disputeId: id,
+      status: disputeStatusMap[status as keyof typeof disputeStatusMap],
+    };
+  }
+  throw new WebhookRejected('malformed', `unknown ${type} status ${status}`);
 }

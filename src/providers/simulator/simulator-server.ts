@@ -1,58 +1,25 @@
-import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { signStandardWebhook } from '../standard-webhooks';
+import { SimulatorDelivery } from './simulator-delivery';
+import type { PaymentPlan, SimulatorOptions } from './simulator-knobs';
+import { SimulatedPayments, SimulatorRefusal, notificationFor } from './simulator-payments';
+import type { SimulatorChange } from './simulator-payments';
+import { registerControlRoutes } from './simulator-control-routes';
 import type {
-  SimulatorNotification,
+  SimulatorDispute,
+  SimulatorDisputeStatus,
   SimulatorPayment,
-  SimulatorStatus,
+  SimulatorPaymentStatus,
+  SimulatorRefund,
+  SimulatorRefundStatus,
 } from './simulator-protocol';
 
-/**
- * Adversarial delivery, for a whole run (constructor) or one payment (`plan`). Rates are
- * probabilities from 0 to 1, drawn independently for each payment or call.
- */
-export interface SimulatorKnobs {
-  /** Added to every API answer, in milliseconds. */
-  latencyMs?: number;
-  /** Share of payments refused at creation with 402. */
-  declineRate?: number;
-  /** Share of API calls answered 503 (the gateway having a bad minute); clients retry. */
-  errorRate?: number;
-  /** Each notification is delivered this many times in all. */
-  duplicates?: number;
-  /** Before a settlement, deliver a stale `pending` notification after it. */
-  reorder?: boolean;
-  /** Deliver notifications only after this many milliseconds. */
-  webhookDelayMs?: number;
-}
-
-export interface SimulatorOptions extends SimulatorKnobs {
-  /** Where notifications go; see {@link PaymentSimulator.webhookUrl}. */
-  webhookUrl: string;
-  webhookSecret: string;
-  /** Settle every new payment after this delay; negative leaves payments pending. */
-  autoPayMs: number;
-  /** Delivery attempts per notification while our endpoint fails. */
-  maxDeliveryAttempts?: number;
-}
+export type { PaymentPlan, SimulatorKnobs, SimulatorOptions } from './simulator-knobs';
 
 const createTypedApp = () => Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
-type TypedApp = ReturnType<typeof createTypedApp>;
-
-/** How the simulated gateway treats one payment, planned by a test before it is created. */
-export interface PaymentPlan extends SimulatorKnobs {
-  /** Refuse the payment at creation with 402. */
-  decline?: boolean;
-  /** Settle on its own after this delay; negative leaves it pending. Defaults to the run's. */
-  autoPayMs?: number;
-  /** The donor pays this amount instead of the one asked for. */
-  payAmount?: number;
-  /** Never deliver this payment's notifications: galang must ask for the status itself. */
-  dropWebhooks?: boolean;
-}
+export type SimulatorApp = ReturnType<typeof createTypedApp>;
 
 const IdParams = Type.Object({ id: Type.String() });
 
@@ -69,28 +36,58 @@ const CreateBody = Type.Object({
   description: Type.Optional(Type.String({ maxLength: 255 })),
 });
 
+/** A refusal as the simulator answers it: `{error, code}` with its HTTP status. */
+export function sendRefusal(reply: FastifyReply, refusal: SimulatorRefusal, extra: object = {}) {
+  return reply
+    .code(refusal.httpStatus)
+    .send({ error: refusal.message, code: refusal.code, ...extra });
+}
+
+/** The state a final one replaced, for the `reorder` knob's stale copy. */
+const staleStatus = {
+  settled: 'pending',
+  succeeded: 'pending',
+  failed: 'pending',
+  won: 'open',
+  lost: 'open',
+};
+
 /**
  * A local stand-in for a hosted payment gateway, on loopback: it creates payments idempotently,
  * counts charges per idempotency key (so tests can assert "charged once"), settles them after a
- * delay and notifies galang with Standard Webhooks signatures, retrying with backoff.
+ * delay (optionally through `processing`), refunds them in parts, takes disputes, and notifies
+ * galang of every change with Standard Webhooks signatures, retrying with backoff. Tests drive
+ * each transition through its methods or its `/test/…` control endpoints.
  */
 export class PaymentSimulator {
   readonly app: FastifyInstance;
-  private readonly payments = new Map<string, SimulatorPayment>();
+  private readonly book = new SimulatedPayments((change) => {
+    this.notify(change);
+  });
   private readonly byKey = new Map<string, { paymentId: string; body: string }>();
+  private readonly refundsByKey = new Map<string, { refundId: string; body: string }>();
   private readonly charges = new Map<string, number>();
   private readonly refunds = new Map<string, number>();
   private readonly plans = new Map<string, PaymentPlan>();
   private readonly declined = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly delivery: SimulatorDelivery;
   private closed = false;
   /** Mutable because a test learns the API's port only after the simulator is listening. */
   webhookUrl: string;
 
   constructor(private readonly options: SimulatorOptions) {
     this.webhookUrl = options.webhookUrl;
+    this.delivery = new SimulatorDelivery({
+      webhookSecret: options.webhookSecret,
+      maxDeliveryAttempts: options.maxDeliveryAttempts ?? 10,
+      url: () => this.webhookUrl,
+      sleep: (ms) => this.sleep(ms),
+      closed: () => this.closed,
+    });
     const app = createTypedApp();
     this.routes(app);
+    registerControlRoutes(app, this);
     this.app = app;
   }
 
@@ -104,8 +101,12 @@ export class PaymentSimulator {
     return this.refunds.get(idempotencyKey) ?? 0;
   }
 
+  payment(id: string): SimulatorPayment | undefined {
+    return this.book.get(id);
+  }
+
   paymentByReference(reference: string): SimulatorPayment | undefined {
-    return [...this.payments.values()].find((p) => p.reference === reference);
+    return this.book.byReference(reference);
   }
 
   /** Plans the behaviour of the payment that will carry this reference (our donation id). */
@@ -117,12 +118,37 @@ export class PaymentSimulator {
     return this.app.listen({ port, host });
   }
 
-  /** Moves a payment to a new status and notifies galang, as the gateway would. */
-  transition(id: string, status: SimulatorStatus): void {
-    const payment = this.payments.get(id);
-    if (!payment) throw new Error(`No simulated payment ${id}`);
-    payment.status = status;
-    void this.notify(payment);
+  /**
+   * Moves a payment as the donor or the bank would, and notifies galang; the same status again
+   * sends a fresh notification. Throws a {@link SimulatorRefusal} for a move the lifecycle forbids.
+   */
+  transition(id: string, status: SimulatorPaymentStatus): SimulatorPayment {
+    return this.book.movePayment(id, status);
+  }
+
+  /** A refund made at the provider (its dashboard), not through galang; settles per the plan. */
+  refundAtProvider(paymentId: string, amount: number): SimulatorRefund {
+    return this.makeRefund(this.book.need(paymentId), amount);
+  }
+
+  /** Ends a pending refund, or fails one that succeeded (its money comes back). */
+  settleRefund(
+    refundId: string,
+    status: Exclude<SimulatorRefundStatus, 'pending'>,
+  ): SimulatorRefund {
+    return this.book.moveRefund(refundId, status);
+  }
+
+  /** The bank takes the money back: `amount` defaults to all that was not refunded. */
+  openDispute(paymentId: string, amount?: number): SimulatorDispute {
+    return this.book.openDispute(paymentId, amount);
+  }
+
+  closeDispute(
+    disputeId: string,
+    status: Exclude<SimulatorDisputeStatus, 'open'>,
+  ): SimulatorDispute {
+    return this.book.moveDispute(disputeId, status);
   }
 
   async close(): Promise<void> {
@@ -131,32 +157,44 @@ export class PaymentSimulator {
     await this.app.close();
   }
 
-  private routes(app: TypedApp): void {
-    // Latency and transient errors, per payment where the request names one.
+  private routes(app: SimulatorApp): void {
+    app.setErrorHandler((error, _request, reply) => {
+      if (error instanceof SimulatorRefusal) return sendRefusal(reply, error);
+      const status = (error as { statusCode?: number }).statusCode ?? 500;
+      return reply.code(status).send({ error: (error as Error).message, code: 'invalid_request' });
+    });
+
+    // Latency and transient errors on the API (not the test controls), per payment.
     app.addHook('preHandler', async (request, reply) => {
+      if (request.url.startsWith('/test/')) return;
       const params = request.params as { id?: string } | undefined;
       const body = request.body as { reference?: string } | undefined;
       const reference =
-        body?.reference ?? (params?.id ? this.payments.get(params.id)?.reference : undefined);
+        body?.reference ?? (params?.id ? this.book.get(params.id)?.reference : undefined);
       const knobs = this.knobs(reference);
       if (knobs.latencyMs) await this.sleep(knobs.latencyMs);
       if (knobs.errorRate && Math.random() < knobs.errorRate) {
-        return reply.code(503).send({ error: 'simulated gateway error' });
+        return reply.code(503).send({ error: 'simulated gateway error', code: 'unavailable' });
       }
     });
 
     app.post('/v1/payments', { schema: { body: CreateBody } }, async (request, reply) => {
       const key = request.headers['idempotency-key'];
       if (typeof key !== 'string' || key.length === 0) {
-        return reply.code(400).send({ error: 'Idempotency-Key header required' });
+        return reply
+          .code(400)
+          .send({ error: 'Idempotency-Key header required', code: 'invalid_request' });
       }
       const body = JSON.stringify(request.body);
       const previous = this.byKey.get(key);
       if (previous) {
         if (previous.body !== body) {
-          return reply.code(422).send({ error: 'Idempotency-Key reused with another request' });
+          return reply.code(422).send({
+            error: 'Idempotency-Key reused with another request',
+            code: 'idempotency_mismatch',
+          });
         }
-        return reply.code(200).send(this.payments.get(previous.paymentId));
+        return reply.code(200).send(this.book.get(previous.paymentId));
       }
       const plan = this.knobs(request.body.reference);
       const declined =
@@ -164,10 +202,11 @@ export class PaymentSimulator {
       if (declined) {
         // The same request is declined again: a decline is an answer, not a transient error.
         this.declined.add(key);
-        return reply.code(402).send({ error: 'payment declined by the issuer' });
+        return reply
+          .code(402)
+          .send({ error: 'payment declined by the issuer', code: 'card_declined' });
       }
-      const payment: SimulatorPayment = {
-        id: `sim_${randomUUID()}`,
+      const payment = this.book.add({
         reference: request.body.reference,
         status: 'pending',
         amount: request.body.amount,
@@ -175,35 +214,31 @@ export class PaymentSimulator {
         method: request.body.method,
         action: { type: 'qr', value: `00020101021226SIMULATOR${request.body.reference}` },
         created_at: new Date().toISOString(),
-      };
-      this.payments.set(payment.id, payment);
+        ...(plan.payAmount !== undefined && { paid_amount: plan.payAmount }),
+      });
       this.byKey.set(key, { paymentId: payment.id, body });
       this.charges.set(key, (this.charges.get(key) ?? 0) + 1);
-      if (plan.payAmount !== undefined) payment.paid_amount = plan.payAmount;
-      const autoPayMs = plan.autoPayMs ?? this.options.autoPayMs;
-      if (autoPayMs >= 0) {
-        this.later(autoPayMs, () => {
-          if (payment.status === 'pending') this.transition(payment.id, 'settled');
-        });
-      }
+      this.autoPay(payment, plan);
       return reply.code(201).send(payment);
     });
 
-    app.get<{ Params: { id: string } }>('/v1/payments/:id', async (request, reply) => {
-      const payment = this.payments.get(request.params.id);
-      if (!payment) return reply.code(404).send({ error: 'not found' });
-      return payment;
-    });
+    app.get('/v1/payments/:id', { schema: { params: IdParams } }, async (request) =>
+      this.book.need(request.params.id),
+    );
 
-    app.post<{ Params: { id: string } }>('/v1/payments/:id/cancel', async (request, reply) => {
-      const payment = this.payments.get(request.params.id);
-      if (!payment) return reply.code(404).send({ error: 'not found' });
-      if (payment.status === 'pending') this.transition(payment.id, 'canceled');
-      else if (payment.status !== 'canceled') {
-        return reply.code(409).send({ error: `cannot cancel a ${payment.status} payment` });
-      }
-      return payment;
-    });
+    app.post(
+      '/v1/payments/:id/cancel',
+      { schema: { params: IdParams } },
+      async (request, reply) => {
+        try {
+          return this.book.cancel(request.params.id);
+        } catch (error) {
+          if (!(error instanceof SimulatorRefusal) || error.httpStatus !== 409) throw error;
+          // Like Stripe's refusal, the answer says what the payment is now.
+          return sendRefusal(reply, error, { payment: this.book.get(request.params.id) });
+        }
+      },
+    );
 
     app.post(
       '/v1/payments/:id/refunds',
@@ -211,22 +246,60 @@ export class PaymentSimulator {
       async (request, reply) => {
         const key = request.headers['idempotency-key'];
         if (typeof key !== 'string' || key.length === 0) {
-          return reply.code(400).send({ error: 'Idempotency-Key header required' });
+          return reply
+            .code(400)
+            .send({ error: 'Idempotency-Key header required', code: 'invalid_request' });
         }
-        const payment = this.payments.get(request.params.id);
-        if (!payment) return reply.code(404).send({ error: 'not found' });
-        if (this.refunds.has(key)) return payment;
-        if (payment.status !== 'settled') {
-          return reply.code(409).send({ error: `cannot refund a ${payment.status} payment` });
+        const payment = this.book.need(request.params.id);
+        const body = JSON.stringify({ payment: payment.id, amount: request.body.amount });
+        const previous = this.refundsByKey.get(key);
+        if (previous) {
+          if (previous.body !== body) {
+            return reply.code(422).send({
+              error: 'Idempotency-Key reused with another request',
+              code: 'idempotency_mismatch',
+            });
+          }
+          return reply.code(200).send(this.book.refundById(previous.refundId)?.refund);
         }
-        this.refunds.set(key, 1);
-        const paid = payment.paid_amount ?? payment.amount;
-        const amount = Math.min(request.body.amount, paid);
-        payment.refunded_amount = amount;
-        this.transition(payment.id, amount < paid ? 'partially_refunded' : 'refunded');
-        return payment;
+        const refund = this.makeRefund(payment, request.body.amount);
+        this.refundsByKey.set(key, { refundId: refund.id, body });
+        this.refunds.set(key, (this.refunds.get(key) ?? 0) + 1);
+        return reply.code(201).send(refund);
       },
     );
+  }
+
+  private makeRefund(payment: SimulatorPayment, amount: number): SimulatorRefund {
+    const plan = this.knobs(payment.reference);
+    const outcome = plan.refundOutcome ?? 'succeeded';
+    const refund = this.book.refund(payment.id, amount, outcome === 'denied');
+    const settleMs = plan.refundSettleMs ?? 0;
+    if (outcome !== 'denied' && settleMs >= 0) {
+      this.later(settleMs, () => {
+        if (refund.status === 'pending') this.book.moveRefund(refund.id, outcome);
+      });
+    }
+    return refund;
+  }
+
+  private autoPay(payment: SimulatorPayment, plan: PaymentPlan): void {
+    const autoPayMs = plan.autoPayMs ?? this.options.autoPayMs;
+    if (autoPayMs < 0) return;
+    this.later(autoPayMs, () => {
+      if (payment.status !== 'pending') return;
+      if (plan.processingMs === undefined) {
+        this.book.movePayment(payment.id, 'settled');
+        return;
+      }
+      this.book.movePayment(payment.id, 'processing');
+      const processingMs = plan.processingMs;
+      if (processingMs >= 0) {
+        this.later(processingMs, () => {
+          if (payment.status === 'processing') this.book.movePayment(payment.id, 'settled');
+        });
+      }
+    });
   }
 
   /** The knobs for one payment: the run's, overridden by its plan. */
@@ -234,61 +307,19 @@ export class PaymentSimulator {
     return { ...this.options, ...(reference ? this.plans.get(reference) : undefined) };
   }
 
-  /** Notifies galang of a payment's current status, with the planned adversity. */
-  private async notify(payment: SimulatorPayment): Promise<void> {
-    const knobs = this.knobs(payment.reference);
-    if (knobs.dropWebhooks) return;
-    if (knobs.webhookDelayMs) await this.sleep(knobs.webhookDelayMs);
-    const message = (status: SimulatorStatus, occurredAt: Date) =>
-      JSON.stringify({
-        type: 'payment.updated',
-        data: {
-          id: payment.id,
-          reference: payment.reference,
-          status,
-          amount: payment.paid_amount ?? payment.amount,
-          currency: payment.currency,
-          occurred_at: occurredAt.toISOString(),
-        },
-      } satisfies SimulatorNotification);
-    const id = `msg_${randomUUID()}`;
-    const body = message(payment.status, new Date());
-    // A duplicate is the same message delivered again, as a gateway's retry would be.
-    const copies = Math.max(1, knobs.duplicates ?? 1);
-    await Promise.all(Array.from({ length: copies }, () => this.deliver(id, body)));
-    if (knobs.reorder && payment.status === 'settled') {
-      await this.deliver(`msg_${randomUUID()}`, message('pending', new Date(Date.now() - 60_000)));
-    }
-  }
-
-  /** POSTs one signed message, retrying with backoff while galang's endpoint fails. */
-  private async deliver(id: string, body: string): Promise<void> {
-    const attempts = this.options.maxDeliveryAttempts ?? 10;
-    for (let attempt = 0; attempt < attempts && !this.closed; attempt++) {
-      const timestamp = Math.floor(Date.now() / 1000);
-      try {
-        const response = await fetch(this.webhookUrl, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'webhook-id': id,
-            'webhook-timestamp': String(timestamp),
-            'webhook-signature': signStandardWebhook(
-              this.options.webhookSecret,
-              id,
-              timestamp,
-              body,
-            ),
-          },
-          body,
-          signal: AbortSignal.timeout(5_000),
-        });
-        if (response.ok) return;
-      } catch {
-        // Our endpoint is down or slow: back off and deliver again, like a real gateway.
-      }
-      await this.sleep(Math.min(200 * 2 ** attempt, 5_000));
-    }
+  /** Builds the message now (state moves on), then delivers it with the planned adversity. */
+  private notify(change: SimulatorChange): void {
+    const now = new Date();
+    const current = notificationFor(change, now);
+    const status = current.data.status;
+    const stale = Object.hasOwn(staleStatus, status)
+      ? notificationFor(
+          change,
+          new Date(now.getTime() - 60_000),
+          staleStatus[status as keyof typeof staleStatus],
+        )
+      : undefined;
+    void this.delivery.send(this.knobs(change.payment.reference), current, stale);
   }
 
   private sleep(ms: number): Promise<void> {
