@@ -40,6 +40,8 @@ export interface Stack {
   temporal: ReturnType<typeof createTemporalClient>;
   store: IdempotencyStore;
   simulatorUrl: string;
+  /** Stops the in-process worker mid-flight and starts a new one on the same task queue. */
+  restartWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -181,9 +183,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const progressCache = new ProgressCache(redis, config.progress);
   // The worker's own client, as in production: reconciliation starts and describes workflows.
   const workerTemporal = createTemporalClient(config.temporal);
-  const worker = options.noWorker
+  // Kept so restartWorker can start another worker just like it.
+  let workerSetup: Parameters<typeof createDonationWorker>[0] | undefined;
+  const createWorker = (setup: Parameters<typeof createDonationWorker>[0]) => {
+    workerSetup = setup;
+    return createDonationWorker(setup);
+  };
+  let worker = options.noWorker
     ? undefined
-    : await createDonationWorker({
+    : await createWorker({
         address: config.temporal.address,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
@@ -206,7 +214,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           }),
         },
       });
-  const running = worker?.worker.run();
+  let running = worker?.worker.run();
 
   return {
     config,
@@ -218,6 +226,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     temporal: apiTemporal,
     store,
     simulatorUrl,
+    async restartWorker() {
+      if (!worker || !workerSetup) throw new Error('This stack runs no worker of its own');
+      worker.worker.shutdown();
+      await running;
+      await worker.connection.close();
+      worker = await createDonationWorker(workerSetup);
+      running = worker.worker.run();
+    },
     async stop() {
       worker?.worker.shutdown();
       await boundedTeardown('the Temporal worker to stop', running);

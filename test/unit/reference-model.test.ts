@@ -1,6 +1,7 @@
 import type { History, HistoryStep } from '../money/history';
 import { describeHistory } from '../money/history';
 import { caseSeed, generateHistory, mulberry32 } from '../money/history-generator';
+import type { ExpectedEntry } from '../money/reference-model';
 import {
   ImpossibleHistory,
   MoneyModel,
@@ -18,7 +19,7 @@ const history = (steps: HistoryStep[], extra: Partial<History> = {}): History =>
 });
 
 const paid: HistoryStep = { kind: 'payment', to: 'settled' };
-const donation = { type: 'DONATION', ref: 'payment', amount: 50_000 };
+const donation: ExpectedEntry = { type: 'DONATION', ref: 'payment', amount: 50_000 };
 
 describe('the reference model: the payment', () => {
   it('credits a payment settled in time', () => {
