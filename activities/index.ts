@@ -1,7 +1,13 @@
+/** Every activity the worker registers; only the worker imports this barrel. */
+export type { ActivityDeps, LatePaymentPolicy } from './activity-deps';
 export { createDonationActivities } from './donation-activities';
-export type { DonationActivities, DonationActivityDeps } from './donation-activities';
+export type { DonationActivities, PaymentStart } from './donation-activities';
+export { createLegacyActivities } from './legacy-activities';
+export type { LegacyActivities } from './legacy-activities';
 export { createReconciliationActivities } from './reconciliation-activities';
 export type {
   ReconciliationActivities,
   ReconciliationActivityDeps,
 } from './reconciliation-activities';
+export { createReversalActivities } from './reversal-activities';
+export type { ReversalActivities } from './reversal-activities';

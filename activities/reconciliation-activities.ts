@@ -1,10 +1,6 @@
 import { log } from '@temporalio/activity';
-import type {
-  Reconciler,
-  ReconciliationReport,
-  TotalsResult,
-} from '../src/reconciliation/reconciler';
-import type { StuckDecision } from '../src/reconciliation/stuck-donations';
+import type { Reconciler } from '../src/reconciliation/reconciler';
+import type { ReconciliationReport, StuckDecision, TotalsResult } from '../workflows/contracts';
 
 export interface ReconciliationActivityDeps {
   reconciler: Reconciler;

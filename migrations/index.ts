@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as initial from './0001-initial';
 import * as reconciliation from './0002-reconciliation';
 import * as donationCorrelation from './0003-donation-correlation';
+import * as moneyFollowsProvider from './0004-money-follows-provider';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-reconciliation': reconciliation,
   '0003-donation-correlation': donationCorrelation,
+  '0004-money-follows-provider': moneyFollowsProvider,
 };

@@ -1,115 +1,63 @@
 import {
-  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   log,
   metricMeter,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { DonationActivities } from '../activities';
-import type { DonationStatus } from '../src/db/schema';
-import type { DonationInput } from '../src/donations/donation';
-import type { PaymentAction } from '../src/providers/payment-provider';
-import { FailureType, nonRetryableErrorTypes } from './contracts';
-import { isSettled, reducePayment } from './payment-event';
-import type { PaymentEvent, PaymentStatus } from './payment-event';
-import { DonationStatusAttribute } from './contracts';
+import type { DonationActivities, ReversalActivities } from '../activities';
+import {
+  DonationStatusAttribute,
+  FailureType,
+  getStateQuery,
+  paymentActionUpdate,
+  paymentEventSignal,
+} from './contracts';
+import type {
+  DonationInput,
+  DonationOutcome,
+  DonationState,
+  DonationStatus,
+  FinalFailureStatus,
+  PaymentEvent,
+  PaymentSnapshot,
+} from './contracts';
+import { donationWorkflowV1 } from './legacy/donation-workflow-v1';
+import { isDecided, reducePayment } from './payment-state';
+import { moneyActivity, moneyLocalActivity } from './retry-policies';
 
-/** A provider notification, delivered by the webhook intake. */
-export const paymentEventSignal = defineSignal<[PaymentEvent]>('paymentEvent');
+/** The patch that introduced the money model of docs/donation-lifecycle.md. */
+export const MONEY_V2 = 'money-v2';
 
-export interface DonationState {
-  status: DonationStatus;
-  providerReference: string | undefined;
-  action: PaymentAction | undefined;
-  payment: PaymentEvent | undefined;
-  /** What happened, in order, including events that were ignored as duplicates or stale. */
-  timeline: { at: string; event: string; detail?: string }[];
-}
+const { startPayment, fetchPayment, closePayment, confirmDonation, failDonation } =
+  proxyLocalActivities<DonationActivities>(moneyLocalActivity);
+const { startLatePayment } = proxyActivities<ReversalActivities>(moneyActivity);
 
-export const getStateQuery = defineQuery<DonationState>('getState');
-
-export interface PaymentActionResult {
-  donationId: string;
-  status: DonationStatus;
-  action: PaymentAction;
-}
-
-/**
- * The edge's early return: completes as soon as the provider has created the payment, with what
- * the donor must do to pay. Fails with the activity's typed failure if creation was refused.
- */
-export const paymentActionUpdate = defineUpdate<PaymentActionResult>('paymentAction');
-
-export interface DonationOutcome {
-  donationId: string;
-  status: DonationStatus;
-  credited: boolean;
-}
-
-const retry = {
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '1 minute',
-  nonRetryableErrorTypes,
-};
-
-const {
-  recordDonation,
-  createPayment,
-  fetchPaymentStatus,
-  cancelPayment,
-  confirmDonation,
-  recordReversal,
-  failDonation,
-} = proxyActivities<DonationActivities>({ startToCloseTimeout: '30 seconds', retry });
-
-/** Cache invalidation is best effort: the TTL bounds staleness if Redis is away. */
-const { invalidateCampaignCache } = proxyActivities<DonationActivities>({
-  startToCloseTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
-
-const REVERSALS: Partial<Record<PaymentStatus, 'REFUND' | 'CHARGEBACK'>> = {
-  REFUNDED: 'REFUND',
-  PARTIALLY_REFUNDED: 'REFUND',
-  CHARGED_BACK: 'CHARGEBACK',
-};
+/** Past the deadline, a payment the provider would not close is checked this long by default. */
+const DEFAULT_SETTLE_HORIZON_SECONDS = 24 * 3600;
+const MAX_CHECK_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * One donation's whole life: record, create the payment, wait for the provider, credit exactly
- * once. The workflow ID derives from the client's idempotency scope, so a retried request can
- * never start a second one. See docs/donation-lifecycle.md.
+ * One donation's life: record it and create its payment, wait for the provider, credit it once,
+ * or end it without money only when the provider says the payment can no longer succeed.
+ * Refunds and disputes are not its business: each has a reversal workflow of its own.
+ * The workflow ID derives from the client's idempotency scope. See docs/donation-lifecycle.md.
  */
 export async function donationWorkflow(input: DonationInput): Promise<DonationOutcome> {
+  if (!patched(MONEY_V2)) return donationWorkflowV1(input);
   const result = await runDonation(input);
-  reportOutcome(result);
-  // Let a waiting paymentAction update answer before the workflow closes.
-  await condition(allHandlersFinished);
-  return result;
-}
-
-/**
- * Counts the donation's final status on the worker's metrics endpoint (with the SDK's own
- * metrics) and logs it. Both go through sinks that stay silent while a history is replayed,
- * so neither affects determinism nor counts a donation twice.
- */
-function reportOutcome(result: DonationOutcome): void {
   metricMeter
     .createCounter('galang_donation_outcomes', undefined, 'Donation workflows by final status')
     .add(1, { status: result.status });
-  log.info('donation workflow finished', {
-    donationId: result.donationId,
-    status: result.status,
-    credited: result.credited,
-  });
+  log.info('donation workflow finished', { ...result });
+  // Let a waiting paymentAction update answer before the workflow closes.
+  await condition(allHandlersFinished);
+  return result;
 }
 
 async function runDonation(input: DonationInput): Promise<DonationOutcome> {
@@ -120,7 +68,9 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
     payment: undefined,
     timeline: [],
   };
-  let creationFailure: ApplicationFailure | undefined;
+  let refusal: ApplicationFailure | undefined;
+  /** A notification arrived that only the provider's status API may confirm. */
+  let unverified = false;
   const note = (event: string, detail?: string) => {
     state.timeline.push({ at: new Date().toISOString(), event, ...(detail ? { detail } : {}) });
   };
@@ -129,151 +79,156 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
     upsertSearchAttributes([{ key: DonationStatusAttribute, value: status }]);
     note(`status:${status}`);
   };
-  const outcome = (status: DonationStatus, credited = false): DonationOutcome => ({
-    donationId: input.donationId,
-    status,
-    credited,
-  });
+  const accept = (event: PaymentEvent, source: string) => {
+    const next = reducePayment(state.payment, event);
+    note(next === state.payment ? `${source}-ignored` : source, event.status);
+    state.payment = next;
+  };
+  const decided = () => state.payment !== undefined && isDecided(state.payment.status);
 
   setHandler(paymentEventSignal, (event) => {
-    const next = reducePayment(state.payment, event);
-    note(next === state.payment ? 'payment-event-ignored' : 'payment-event', event.status);
-    state.payment = next;
+    if (
+      state.providerReference !== undefined &&
+      event.providerReference !== state.providerReference
+    ) {
+      note('payment-event-mismatched', event.providerReference);
+      return;
+    }
+    if (input.verifyPaymentStatus) {
+      unverified = true;
+      note('payment-event-to-verify', event.status);
+      return;
+    }
+    accept(event, 'payment-event');
   });
   setHandler(getStateQuery, () => state);
   setHandler(paymentActionUpdate, async () => {
-    await condition(() => state.action !== undefined || creationFailure !== undefined);
-    if (state.action === undefined) throw creationFailure ?? ApplicationFailure.create({});
+    await condition(() => state.action !== undefined || refusal !== undefined);
+    if (state.action === undefined) throw refusal ?? ApplicationFailure.create({});
     return { donationId: input.donationId, status: state.status, action: state.action };
   });
 
-  const finish = async (
-    status: 'FAILED' | 'EXPIRED' | 'CANCELED' | 'NEEDS_REVIEW',
-    reason: string,
-  ): Promise<DonationOutcome> => {
-    setStatus(await failDonation(input.donationId, status, reason));
-    return outcome(state.status);
-  };
-
-  let recorded;
-  try {
-    recorded = await recordDonation(input);
-  } catch (error) {
-    creationFailure = failureOfType(error, FailureType.CampaignClosed, FailureType.Validation);
-    if (!creationFailure) throw error;
+  const started = await startPayment(input);
+  if (started.kind === 'refused') {
+    refusal = ApplicationFailure.nonRetryable(
+      `Donation refused: ${started.reason}`,
+      started.failureType,
+    );
     setStatus('FAILED');
-    return outcome('FAILED');
+    return { donationId: input.donationId, status: 'FAILED', credited: false };
   }
-  if (!recorded.inserted && !['PENDING', 'AWAITING_PAYMENT'].includes(recorded.status)) {
-    // Decided before: by an earlier run of this workflow (an operator's reset) or, after
-    // Temporal's retention, by a workflow whose history is gone. Nothing is repeated.
-    setStatus(recorded.status);
-    creationFailure = ApplicationFailure.nonRetryable('Donation already decided', 'AlreadyDecided');
-    return outcome(recorded.status);
+  if (started.kind === 'decided') {
+    // Decided before: by an earlier run (an operator's reset) or a workflow whose history is gone.
+    refusal = ApplicationFailure.nonRetryable(
+      'Donation already decided',
+      FailureType.AlreadyDecided,
+    );
+    setStatus(started.status);
+    return { donationId: input.donationId, status: started.status, credited: false };
   }
-
-  let providerReference: string;
-  try {
-    const created = await createPayment(input);
-    providerReference = created.providerReference;
-    state.action = created.action;
-  } catch (error) {
-    creationFailure = failureOfType(error, FailureType.PaymentDeclined, FailureType.Validation);
-    if (!creationFailure) throw error;
-    const declined = creationFailure.type === FailureType.PaymentDeclined;
-    return finish('FAILED', declined ? 'payment-declined' : 'provider-refused');
-  }
-  state.providerReference = providerReference;
+  const reference = started.providerReference;
+  state.action = started.action;
+  state.providerReference = reference;
   setStatus('AWAITING_PAYMENT');
 
-  const settled = await waitForPayment(input, state, providerReference, note);
-  if (!settled) {
-    // The webhook may be late or lost: the provider's own answer decides, never the clock alone.
-    note('deadline-reached');
-    state.payment = reducePayment(
-      state.payment,
-      await fetchPaymentStatus(input.provider, providerReference),
-    );
-    if (!state.payment || !isSettled(state.payment.status)) {
-      // Still unpaid: close the payment at the provider first, so it cannot be paid after we
-      // give up. If it was paid in the meantime, the provider says so and we credit it.
-      state.payment = reducePayment(
-        state.payment,
-        await cancelPayment(input.provider, providerReference),
-      );
+  const ask = async (): Promise<PaymentSnapshot> => {
+    const truth = await fetchPayment(input.provider, reference);
+    accept(eventFrom(truth, 'status'), 'provider-status');
+    return truth;
+  };
+  const finish = async (status: FinalFailureStatus, reason: string): Promise<DonationOutcome> => {
+    setStatus(await failDonation(input.donationId, status, reason));
+    if (status === 'NEEDS_REVIEW') {
+      metricMeter
+        .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
+        .add(1, { reason });
     }
-  }
-
-  const payment = state.payment;
-  switch (payment?.status) {
-    case 'PAID':
-    case 'PARTIALLY_REFUNDED':
-    case 'REFUNDED':
-    case 'CHARGED_BACK': {
-      if (payment.amount !== input.amount || payment.currency !== input.currency) {
-        return finish(
-          'NEEDS_REVIEW',
-          `paid ${payment.amount} ${payment.currency}, expected ${input.amount} ${input.currency}`,
-        );
-      }
-      const confirmed = await confirmDonation(input.donationId);
-      setStatus(confirmed.status);
-      const reversal = REVERSALS[payment.status];
-      if (reversal && patched('reverse-after-confirm')) {
-        // Refunded or charged back before we even confirmed: credit, then reverse, so the
-        // ledger tells the whole story.
-        setStatus((await recordReversal(input.donationId, reversal, input.amount)).status);
-      }
-      await invalidateCampaignCache(input.campaignId).catch(() => undefined);
-      return outcome(state.status, confirmed.credited);
+    if (state.payment?.status === 'PAID') {
+      // A success raced the ending: the late-payment workflow verifies and credits it.
+      await startLatePayment({
+        ...paymentRef(input, reference),
+        event: state.payment,
+        amount: input.amount,
+        currency: input.currency,
+      });
     }
-    case 'DECLINED':
-      return finish('FAILED', 'payment-declined');
-    case 'CANCELED':
-      return finish(
-        settled ? 'CANCELED' : 'EXPIRED',
-        settled ? 'canceled-at-provider' : 'no-payment-before-deadline',
-      );
-    default:
-      return finish('EXPIRED', 'no-payment-before-deadline');
-  }
-}
+    return { donationId: input.donationId, status: state.status, credited: false };
+  };
+  const settle = async (): Promise<DonationOutcome> => {
+    const payment = state.payment;
+    switch (payment?.status) {
+      case 'PAID': {
+        if (payment.amount !== input.amount || payment.currency !== input.currency) {
+          return finish(
+            'NEEDS_REVIEW',
+            `paid ${payment.amount} ${payment.currency}, expected ${input.amount} ${input.currency}`,
+          );
+        }
+        const confirmed = await confirmDonation(input.donationId, false);
+        setStatus(confirmed.status);
+        return { donationId: input.donationId, status: state.status, credited: confirmed.credited };
+      }
+      case 'DECLINED':
+        return finish('FAILED', 'payment-declined');
+      case 'CANCELED':
+        return finish('CANCELED', 'canceled-at-provider');
+      default:
+        return finish('EXPIRED', 'no-payment-before-deadline');
+    }
+  };
 
-/**
- * Waits until the payment leaves PENDING or the deadline passes; returns false at the deadline.
- * For providers whose notifications cannot prove themselves, a paid event is checked against
- * the provider's status API first: an unconfirmed one is noted and the wait goes on.
- */
-async function waitForPayment(
-  input: DonationInput,
-  state: DonationState,
-  providerReference: string,
-  note: (event: string, detail?: string) => void,
-): Promise<boolean> {
   const deadline = new Date().getTime() + input.paymentTimeoutSeconds * 1000;
-  for (;;) {
-    const settled = await condition(
-      () => state.payment !== undefined && isSettled(state.payment.status),
-      Math.max(0, deadline - new Date().getTime()),
-    );
-    if (!settled || !input.verifyPaymentStatus || state.payment?.status !== 'PAID') return settled;
-    const truth = await fetchPaymentStatus(input.provider, providerReference);
-    if (isSettled(truth.status)) {
-      state.payment = truth;
-      return true;
+  while (
+    await condition(() => unverified || decided(), Math.max(0, deadline - new Date().getTime()))
+  ) {
+    if (unverified) {
+      unverified = false;
+      await ask();
     }
-    note('unconfirmed-notification', truth.status);
-    state.payment = truth;
+    if (decided()) return settle();
   }
+
+  // The webhook may be late or lost: the provider's own answer decides, never the clock alone.
+  note('deadline-reached');
+  await ask();
+  if (!decided()) {
+    const closed = await closePayment(input.provider, reference);
+    accept(eventFrom(closed.payment, 'cancel'), 'cancel');
+    if (!decided() && closed.accepted) return finish('EXPIRED', 'no-payment-before-deadline');
+  }
+  // The provider would not close it (a payment in processing): it may still succeed.
+  const horizon = deadline + (input.settleHorizonSeconds ?? DEFAULT_SETTLE_HORIZON_SECONDS) * 1000;
+  let interval = 5_000;
+  while (!decided()) {
+    const left = horizon - new Date().getTime();
+    if (left <= 0) return finish('NEEDS_REVIEW', 'payment-unsettled-after-horizon');
+    await condition(() => unverified, Math.min(interval, left));
+    unverified = false;
+    await ask();
+    interval = Math.min(interval * 2, MAX_CHECK_INTERVAL_MS);
+  }
+  return settle();
 }
 
-function failureOfType(error: unknown, ...types: string[]): ApplicationFailure | undefined {
-  if (
-    error instanceof ActivityFailure &&
-    error.cause instanceof ApplicationFailure &&
-    types.includes(error.cause.type ?? '')
-  ) {
-    return ApplicationFailure.nonRetryable(error.cause.message, error.cause.type);
-  }
-  return undefined;
+function paymentRef(input: DonationInput, providerReference: string) {
+  return {
+    donationId: input.donationId,
+    campaignId: input.campaignId,
+    provider: input.provider,
+    providerReference,
+    verifyWithProvider: input.verifyPaymentStatus ?? false,
+  };
+}
+
+/** A status read, in the shape of a notification, so one reducer folds both. */
+export function eventFrom(snapshot: PaymentSnapshot, source: string): PaymentEvent {
+  return {
+    kind: 'payment',
+    eventKey: `${source}:${snapshot.providerReference}:${snapshot.status}`,
+    providerReference: snapshot.providerReference,
+    status: snapshot.status,
+    amount: snapshot.amount,
+    currency: snapshot.currency,
+    occurredAt: new Date().toISOString(),
+  };
 }

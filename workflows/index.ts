@@ -1,11 +1,6 @@
 /** Every workflow the worker registers; the worker bundles this file for the sandbox. */
-export {
-  donationWorkflow,
-  getStateQuery,
-  paymentActionUpdate,
-  paymentEventSignal,
-} from './donation-workflow';
-export type { DonationOutcome, DonationState, PaymentActionResult } from './donation-workflow';
-export { reversalWorkflow, reversalWorkflowId } from './reversal-workflow';
-export type { ReversalInput } from './reversal-workflow';
+export { donationWorkflow } from './donation-workflow';
+export { latePaymentWorkflow } from './late-payment-workflow';
 export { reconciliationWorkflow } from './reconciliation-workflow';
+export { refundRequestWorkflow } from './refund-request-workflow';
+export { reversalWorkflow } from './reversal-workflow';

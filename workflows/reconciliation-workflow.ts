@@ -1,13 +1,10 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities';
-import type { ReconciliationReport } from '../src/reconciliation/reconciler';
+import type { ReconciliationReport } from './contracts';
+import { reconciliationActivity } from './retry-policies';
 
-/** A failed run is not retried for long: the schedule starts the next one in a few minutes. */
 const { repairCampaignTotals, handBackStuckDonations, redeliverInbox, recordReconciliationRun } =
-  proxyActivities<ReconciliationActivities>({
-    startToCloseTimeout: '5 minutes',
-    retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 5 },
-  });
+  proxyActivities<ReconciliationActivities>(reconciliationActivity);
 
 /**
  * One reconciliation pass, started by the worker's schedule (or `npm run ops -- reconcile`):

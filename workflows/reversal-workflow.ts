@@ -1,55 +1,138 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { DonationActivities } from '../activities';
-import type { ReversalResult } from '../src/donations/donation-repository';
-import { nonRetryableErrorTypes } from './contracts';
+import { condition, metricMeter, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { DonationActivities, ReversalActivities } from '../activities';
+import type { LegacyReversalResult } from '../activities/legacy-activities';
+import { OPEN_STATUSES, reversalEventSignal } from './contracts';
+import type {
+  DisputeEvent,
+  DisputeStatus,
+  Posting,
+  RefundEvent,
+  RefundStatus,
+  ReversalInput,
+  ReversalResult,
+} from './contracts';
+import { MONEY_V2 } from './donation-workflow';
+import { reversalWorkflowV1 } from './legacy/reversal-workflow-v1';
+import type { ReversalInputV1 } from './legacy/reversal-workflow-v1';
+import { moneyActivity } from './retry-policies';
 
-export interface ReversalInput {
-  donationId: string;
-  campaignId: string;
-  kind: 'REFUND' | 'CHARGEBACK';
-  amount: number;
-  reason: string;
-  /** An operator's refund is made at the provider first; a provider's event already happened. */
-  source: 'operator' | 'provider';
-  provider: string;
-  providerReference: string;
-}
+const { postReversal, donationStatus } = proxyActivities<ReversalActivities>(moneyActivity);
+const { fetchPayment } = proxyActivities<DonationActivities>(moneyActivity);
 
-const { refundPayment, recordReversal } = proxyActivities<DonationActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes,
-  },
-});
+/** A refund still pending, or money not credited yet, is followed this long before review. */
+const FOLLOW_HORIZON_MS = 7 * 24 * 3600 * 1000;
+const MAX_CHECK_INTERVAL_MS = 60 * 60 * 1000;
 
-const { invalidateCampaignCache } = proxyActivities<DonationActivities>({
-  startToCloseTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
+const refundRank: Record<RefundStatus, number> = { PENDING: 0, SUCCEEDED: 1, FAILED: 2 };
+const disputeRank: Record<DisputeStatus, number> = { OPEN: 0, WON: 1, LOST: 1 };
 
-/** The workflow ID of a reversal: one refund and one chargeback per donation, at most. */
-export function reversalWorkflowId(kind: ReversalInput['kind'], donationId: string): string {
-  return `reversal-${kind.toLowerCase()}-${donationId}`;
+type MoneyEvent = RefundEvent | DisputeEvent;
+
+/**
+ * Follows one provider refund or dispute to its end and posts its ledger entries once, whatever
+ * the donation's own workflow is doing. Started (or signalled) by the webhook intake, an operator
+ * refund or reconciliation under an ID derived from the provider's refund or dispute id.
+ */
+export async function reversalWorkflow(input: ReversalInput): Promise<ReversalResult> {
+  if (!patched(MONEY_V2)) {
+    // Started before money-v2 with the v1 input: one reversal per kind, as it was then.
+    const v1: LegacyReversalResult = await reversalWorkflowV1(input as unknown as ReversalInputV1);
+    return { outcome: v1.reversed ? 'posted' : 'no-money-moved', donationStatus: v1.status };
+  }
+  let latest: MoneyEvent = input.event;
+  let fresh = false;
+  setHandler(reversalEventSignal, (event) => {
+    if (isLater(latest, event)) latest = event;
+    fresh = true;
+  });
+
+  const started = new Date().getTime();
+  let interval = 2_000;
+  for (;;) {
+    const known = await current(input, latest);
+    if (known && isFinal(latest.kind, known.status)) {
+      const posted = await postReversal(input.donationId, postingsFor(latest, known));
+      switch (posted.refused) {
+        case undefined:
+          return { outcome: 'posted', donationStatus: posted.status };
+        case 'nothing-to-undo':
+          return { outcome: 'no-money-moved', donationStatus: posted.status };
+        case 'out-of-range':
+          return needsReview('reversal-exceeds-net', posted.status);
+        case 'not-credited': {
+          const donation = await donationStatus(input.donationId);
+          if (!(OPEN_STATUSES as readonly string[]).includes(donation.status)) {
+            return needsReview('reversal-of-uncredited-payment', donation.status);
+          }
+        }
+      }
+    }
+    if (new Date().getTime() - started > FOLLOW_HORIZON_MS) {
+      return needsReview('reversal-unsettled', (await donationStatus(input.donationId)).status);
+    }
+    await condition(() => fresh, interval);
+    fresh = false;
+    interval = Math.min(interval * 2, MAX_CHECK_INTERVAL_MS);
+  }
 }
 
 /**
- * Reverses a confirmed donation whose workflow has finished: refunds at the provider when an
- * operator asked, then writes the reversing ledger entry and lowers the campaign total, once.
+ * The refund's or dispute's status and amount as far as galang may act on it: the provider's
+ * own record when its notifications cannot prove themselves or the event leaves it pending,
+ * else the (signed) event. Undefined while the provider does not know it.
  */
-export async function reversalWorkflow(input: ReversalInput): Promise<ReversalResult> {
-  if (input.source === 'operator' && input.kind === 'REFUND') {
-    await refundPayment({
-      donationId: input.donationId,
-      provider: input.provider,
-      providerReference: input.providerReference,
-      amount: input.amount,
-      reason: input.reason,
-    });
+async function current(
+  input: ReversalInput,
+  event: MoneyEvent,
+): Promise<{ status: RefundStatus | DisputeStatus; amount: number } | undefined> {
+  if (!input.verifyWithProvider && isFinal(event.kind, event.status)) return event;
+  const truth = await fetchPayment(input.provider, input.providerReference);
+  const found =
+    event.kind === 'refund'
+      ? truth.refunds.find((r) => r.refundId === event.refundId)
+      : truth.disputes.find((d) => d.disputeId === event.disputeId);
+  return found ?? (input.verifyWithProvider ? undefined : event);
+}
+
+function isFinal(kind: MoneyEvent['kind'], status: RefundStatus | DisputeStatus): boolean {
+  return kind === 'dispute' || status !== 'PENDING';
+}
+
+function isLater(current: MoneyEvent, next: MoneyEvent): boolean {
+  if (current.kind === 'refund' && next.kind === 'refund') {
+    return refundRank[next.status] > refundRank[current.status];
   }
-  const result = await recordReversal(input.donationId, input.kind, input.amount);
-  await invalidateCampaignCache(input.campaignId).catch(() => undefined);
-  return result;
+  if (current.kind === 'dispute' && next.kind === 'dispute') {
+    return disputeRank[next.status] > disputeRank[current.status];
+  }
+  return false;
+}
+
+/** The ledger entries a final refund or dispute calls for (see docs/donation-lifecycle.md). */
+function postingsFor(
+  event: MoneyEvent,
+  known: { status: RefundStatus | DisputeStatus; amount: number },
+): Posting[] {
+  const amount = known.amount;
+  if (event.kind === 'refund') {
+    const externalRef = event.refundId;
+    return known.status === 'SUCCEEDED'
+      ? [{ entryType: 'REFUND', externalRef, amount }]
+      : [{ entryType: 'REFUND_REVERSAL', externalRef, amount }];
+  }
+  const externalRef = event.disputeId;
+  const withdrawn: Posting = { entryType: 'CHARGEBACK', externalRef, amount };
+  return known.status === 'WON'
+    ? [withdrawn, { entryType: 'CHARGEBACK_REVERSAL', externalRef, amount }]
+    : [withdrawn];
+}
+
+function needsReview(
+  reason: string,
+  donationStatus: ReversalResult['donationStatus'],
+): ReversalResult {
+  metricMeter
+    .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
+    .add(1, { reason });
+  return { outcome: 'needs-review', donationStatus };
 }

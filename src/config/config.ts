@@ -38,6 +38,10 @@ export interface Config {
   readonly operatorKeys: ReadonlyMap<string, string>;
   /** How long a donation waits for the provider's payment before it expires. */
   readonly paymentTimeoutSeconds: number;
+  /** How long past the deadline a payment the provider would not close is still checked. */
+  readonly settleHorizonSeconds: number;
+  /** A payment that succeeded after its donation closed: credit while the campaign is open, or refund. */
+  readonly latePaymentPolicy: 'credit' | 'refund';
   readonly simulator: {
     readonly url: string;
     readonly port: number;
@@ -156,6 +160,8 @@ export function loadConfig(source: Env = process.env): Config {
     apiKeys,
     operatorKeys,
     paymentTimeoutSeconds: reader.integer('PAYMENT_TIMEOUT_SECONDS', 900, 1),
+    settleHorizonSeconds: reader.integer('PAYMENT_SETTLE_HORIZON_SECONDS', 86_400, 0),
+    latePaymentPolicy: reader.oneOf('LATE_PAYMENT_POLICY', ['credit', 'refund'] as const, 'credit'),
     simulator: {
       port: simulatorPort,
       url: reader.url('SIMULATOR_URL', `http://127.0.0.1:${simulatorPort}`),

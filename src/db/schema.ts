@@ -1,25 +1,15 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { DonationStatus, LedgerEntryType } from '../../workflows/contracts';
 
 /** Column types as Kysely sees them. BIGINT arrives as a JS number (see database.ts). */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export type CampaignStatus = 'OPEN' | 'CLOSED';
 
-export const donationStatuses = [
-  'PENDING',
-  'AWAITING_PAYMENT',
-  'CONFIRMED',
-  'REFUNDED',
-  'PARTIALLY_REFUNDED',
-  'CHARGED_BACK',
-  'FAILED',
-  'EXPIRED',
-  'CANCELED',
-  'NEEDS_REVIEW',
-] as const;
-export type DonationStatus = (typeof donationStatuses)[number];
+export { donationStatuses } from '../../workflows/contracts';
+export type { DonationStatus } from '../../workflows/contracts';
 
-export type LedgerEntryType = 'DONATION' | 'REFUND' | 'CHARGEBACK';
+export type { LedgerEntryType } from '../../workflows/contracts';
 
 export interface CampaignsTable {
   id: string;
@@ -55,6 +45,9 @@ export interface DonationsTable {
   updated_at: Timestamp;
   /** The X-Request-Id of the request that started the donation (migration 0003). */
   correlation_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set when reconciliation gave up handing the donation back (migration 0004). */
+  dead_lettered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  dead_letter_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DonationLedgerTable {
@@ -62,6 +55,8 @@ export interface DonationLedgerTable {
   donation_id: string;
   campaign_id: string;
   entry_type: LedgerEntryType;
+  /** The provider's id of what moved the money: payment, refund or dispute (migration 0004). */
+  external_ref: ColumnType<string, string | undefined, string>;
   amount: number;
   currency: string;
   created_at: Timestamp;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors/error-catalogue';
+import { deriveUuid } from '../idempotency/idempotency-key';
 import {
   CreateDonationBody,
   DonationAccepted,
@@ -91,10 +92,14 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
       },
     },
     async (request, reply) => {
+      const context = request.idempotency;
+      if (!context) throw new AppError('idempotency-key-missing');
       const refund = await service.requestRefund(
         request.params.id,
         request.body.amount,
         request.body.reason,
+        // From the operator's Idempotency-Key: a retried request is the same refund everywhere.
+        deriveUuid(context.scope),
       );
       return reply.code(202).header('location', refund.links.donation).send(refund);
     },

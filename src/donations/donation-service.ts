@@ -8,54 +8,70 @@ import type { ErrorCode } from '../errors/error-catalogue';
 import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
-import { donationWorkflowId } from './donation';
-import type { Donation, DonationInput, DonationRequest } from './donation';
+import type { ProviderRegistry } from '../providers/payment-provider';
+import type { MoneyWorkflows } from '../temporal/money-workflows';
+import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
-import { startReversal } from './reversal-service';
-import type { ReversalRequest } from './reversal-service';
-import { reversalWorkflowId } from '../../workflows/reversal-workflow';
+import { donationStartOptions } from './donation-start';
 import {
-  CampaignIdAttribute,
-  DonationStatusAttribute,
-  ProviderAttribute,
+  donationWorkflowId,
+  FailureType,
+  getStateQuery,
+  paymentActionUpdate,
+  refundRequestWorkflowId,
+  WorkflowType,
 } from '../../workflows/contracts';
-import { FailureType } from '../../workflows/contracts';
-import type { DonationState, PaymentActionResult } from '../../workflows';
-import type { donationWorkflow } from '../../workflows';
+import type {
+  DonationInput,
+  DonationRequest,
+  DonationWorkflow,
+  PaymentActionResult,
+  RefundRequestInput,
+} from '../../workflows/contracts';
 
 export interface DonationServiceDeps {
   temporal: Client;
   campaigns: CampaignRepository;
   donations: DonationRepository;
+  providers: ProviderRegistry;
+  moneyWorkflows: MoneyWorkflows;
   taskQueue: string;
   provider: string;
   /** Whether that provider's notifications must be confirmed with its status API. */
   verifyPaymentStatus: boolean;
   paymentTimeoutSeconds: number;
+  settleHorizonSeconds: number;
   /** How long the edge waits on Temporal (and the provider behind it) before answering 503. */
   temporalTimeoutMs: number;
 }
 
 export interface RefundPlan {
   donation: Donation;
-  refund: ReversalRequest & { kind: 'REFUND'; source: 'operator' };
-  /** The one refund workflow of this donation. */
+  refund: RefundRequestInput;
+  /** The workflow of this refund request. */
   workflowId: string;
 }
 
 /** Typed, non-retryable workflow failures → the 4xx the client gets (and the edge caches). */
-const failureCodes: Partial<Record<string, ErrorCode>> = {
+const failureTypeCodes: Partial<Record<string, ErrorCode>> = {
   [FailureType.CampaignClosed]: 'campaign-closed',
   [FailureType.PaymentDeclined]: 'payment-declined',
   [FailureType.UnsupportedCurrency]: 'unsupported-currency',
   [FailureType.Validation]: 'validation-failed',
-  // A donation's recorded failure reason, for answering after its workflow has closed.
+};
+
+/** A donation's recorded failure reason, for answering after its workflow has closed. */
+const failureReasonCodes: Partial<Record<string, ErrorCode>> = {
   'campaign-closed': 'campaign-closed',
   'currency-mismatch': 'currency-mismatch',
+  'unsupported-by-provider': 'validation-failed',
   'payment-declined': 'payment-declined',
   'provider-refused': 'validation-failed',
 };
+
+/** A donation whose money can still be refunded, in part or in full. */
+const REFUNDABLE: readonly string[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
 
 /** Starts donations and reads them back; the edge's only way into the donation workflow. */
 export class DonationService {
@@ -98,22 +114,15 @@ export class DonationService {
       provider: this.deps.provider,
       paymentTimeoutSeconds: this.deps.paymentTimeoutSeconds,
       verifyPaymentStatus: this.deps.verifyPaymentStatus,
+      settleHorizonSeconds: this.deps.settleHorizonSeconds,
       correlationId,
     };
-    const startWorkflowOperation = new WithStartWorkflowOperation<typeof donationWorkflow>(
-      'donationWorkflow',
+    const startWorkflowOperation = new WithStartWorkflowOperation<DonationWorkflow>(
+      WorkflowType.donation,
       {
-        workflowId,
-        taskQueue: this.deps.taskQueue,
-        args: [input],
+        ...donationStartOptions(input, this.deps.taskQueue, { status: 'PENDING' }),
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        memo: { correlationId, clientId: scope.clientId },
-        typedSearchAttributes: [
-          { key: CampaignIdAttribute, value: request.campaignId },
-          { key: DonationStatusAttribute, value: 'PENDING' },
-          { key: ProviderAttribute, value: this.deps.provider },
-        ],
       },
     );
 
@@ -123,10 +132,10 @@ export class DonationService {
         Date.now() + this.deps.temporalTimeoutMs,
         () =>
           this.deps.temporal.workflow.executeUpdateWithStart<
-            typeof donationWorkflow,
+            DonationWorkflow,
             PaymentActionResult,
             []
-          >('paymentAction', { startWorkflowOperation }),
+          >(paymentActionUpdate, { startWorkflowOperation }),
       );
     } catch (error) {
       const code = businessFailure(error);
@@ -135,7 +144,7 @@ export class DonationService {
       // Postgres knows whether the payment exists, and then the answer is the same as before.
       const donation = await this.deps.donations.findById(donationId);
       if (donation?.paymentAction) return accepted(donation, donation.status);
-      const refused = failureCodes[donation?.failureReason ?? ''];
+      const refused = failureReasonCodes[donation?.failureReason ?? ''];
       if (refused) throw new AppError(refused);
       throw new AppError('service-unavailable', {
         detail: 'The donation could not be started now; retry with the same Idempotency-Key.',
@@ -155,21 +164,21 @@ export class DonationService {
   }
 
   /**
-   * An operator's refund: starts the donation's one refund workflow, which refunds at the
-   * provider under a key derived from the donation and writes the reversing ledger entry.
+   * An operator's refund: starts its refund-request workflow, which asks the provider once under
+   * a key derived from the donation and the operator's Idempotency-Key, then follows the refund
+   * like any other; the ledger moves when the provider reports it succeeded.
    */
   async requestRefund(
     id: string,
     amount: number | undefined,
     reason: string,
+    requestKey: string,
   ): Promise<RefundAccepted> {
-    const { donation, refund } = await this.planRefund(id, amount, reason);
-    const workflowId = await this.withTemporal(() =>
-      startReversal(this.deps.temporal, this.deps.taskQueue, donation, refund),
-    );
+    const { refund, workflowId } = await this.planRefund(id, amount, reason, requestKey);
+    await this.withTemporal(() => this.deps.moneyWorkflows.startRefundRequest(refund));
     return {
       donationId: id,
-      kind: refund.kind,
+      kind: 'REFUND',
       amount: refund.amount,
       status: 'REQUESTED',
       workflowId,
@@ -181,23 +190,36 @@ export class DonationService {
    * What an operator's refund would do, refusing what {@link requestRefund} refuses; the ops
    * CLI's dry run shows this without starting anything.
    */
-  async planRefund(id: string, amount: number | undefined, reason: string): Promise<RefundPlan> {
+  async planRefund(
+    id: string,
+    amount: number | undefined,
+    reason: string,
+    requestKey: string,
+  ): Promise<RefundPlan> {
     const donation = await this.find(id, undefined);
-    if (donation.status !== 'CONFIRMED') {
+    if (!REFUNDABLE.includes(donation.status) || !donation.providerReference) {
       throw new AppError('donation-not-refundable', {
         detail: `The donation is ${donation.status}.`,
       });
     }
-    return {
-      donation,
-      refund: {
-        kind: 'REFUND',
-        amount: Math.min(amount ?? donation.amount, donation.amount),
-        reason,
-        source: 'operator',
-      },
-      workflowId: reversalWorkflowId('REFUND', id),
+    const provider = this.deps.providers.get(donation.provider);
+    if (!provider?.refundable(donation.paymentMethod)) {
+      throw new AppError('donation-not-refundable', {
+        detail: `${donation.provider} cannot refund ${donation.paymentMethod} payments by API.`,
+      });
+    }
+    const refund: RefundRequestInput = {
+      donationId: id,
+      campaignId: donation.campaignId,
+      provider: donation.provider,
+      providerReference: donation.providerReference,
+      verifyWithProvider: provider.verifyBeforeCredit,
+      amount: Math.min(amount ?? donation.amount, donation.amount),
+      currency: donation.currency,
+      reason,
+      requestKey,
     };
+    return { donation, refund, workflowId: refundRequestWorkflowId(id, requestKey) };
   }
 
   /** Postgres is the truth; a running workflow adds its live state. */
@@ -225,7 +247,7 @@ export class DonationService {
         const handle = this.deps.temporal.workflow.getHandle(workflowId);
         const description = await handle.describe();
         if (description.status.name !== 'RUNNING') return { id: workflowId, running: false };
-        const state = await handle.query<DonationState>('getState');
+        const state = await handle.query(getStateQuery);
         return { id: workflowId, running: true, state };
       });
     } catch {
@@ -267,7 +289,7 @@ function accepted(donation: Donation, status: string): DonationAccepted {
 function businessFailure(error: unknown): ErrorCode | undefined {
   if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
   const cause = error.cause;
-  return cause instanceof ApplicationFailure ? failureCodes[cause.type ?? ''] : undefined;
+  return cause instanceof ApplicationFailure ? failureTypeCodes[cause.type ?? ''] : undefined;
 }
 
 function failureMessage(error: unknown): string | undefined {

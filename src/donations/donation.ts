@@ -1,32 +1,4 @@
-import type { DonationStatus } from '../db/schema';
-import type { PaymentAction } from '../providers/payment-provider';
-
-/** What a client asks for; validated at the edge, carried into the workflow unchanged. */
-export interface DonationRequest {
-  campaignId: string;
-  amount: number;
-  currency: string;
-  donor: { name: string; email: string; anonymous: boolean };
-  message?: string | undefined;
-  paymentMethod: string;
-}
-
-/** The workflow's input: the request plus everything derived from its idempotency scope. */
-export interface DonationInput extends DonationRequest {
-  donationId: string;
-  clientId: string;
-  idempotencyKey: string;
-  workflowId: string;
-  provider: string;
-  /** Seconds to wait for the provider's payment before asking it and expiring. */
-  paymentTimeoutSeconds: number;
-  /**
-   * The provider's notifications cannot prove themselves (Midtrans, Xendit): a paid event is
-   * confirmed with the provider's status API before anything is credited.
-   */
-  verifyPaymentStatus?: boolean;
-  correlationId: string;
-}
+import type { DonationStatus, PaymentAction } from '../../workflows/contracts';
 
 export interface Donation {
   id: string;
@@ -43,20 +15,13 @@ export interface Donation {
   paymentAction: PaymentAction | null;
   workflowId: string;
   failureReason: string | null;
+  /** Set when reconciliation stopped handing the donation back; operators look at these. */
+  deadLetteredAt: Date | null;
+  deadLetterReason: string | null;
   confirmedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** Statuses from which a payment can still be credited or given up. */
-export const OPEN_STATUSES = ['PENDING', 'AWAITING_PAYMENT'] as const satisfies DonationStatus[];
-
-export type FinalFailureStatus = Extract<
-  DonationStatus,
-  'FAILED' | 'EXPIRED' | 'CANCELED' | 'NEEDS_REVIEW'
->;
-
-/** The workflow ID of a donation; operators see it in the Temporal UI. */
-export function donationWorkflowId(donationId: string): string {
-  return `donation-${donationId}`;
-}
+export { donationWorkflowId, OPEN_STATUSES } from '../../workflows/contracts';
+export type { DonationInput, DonationRequest, FinalFailureStatus } from '../../workflows/contracts';

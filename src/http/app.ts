@@ -18,6 +18,7 @@ import { DonationRepository } from '../donations/donation-repository';
 import { DonationService } from '../donations/donation-service';
 import { donationRoutes } from '../donations/donation-routes';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import { MoneyWorkflows } from '../temporal/money-workflows';
 import { WebhookDelivery } from '../webhooks/webhook-delivery';
 import { WebhookIntake } from '../webhooks/webhook-intake';
 import { webhookRoutes } from '../webhooks/webhook-routes';
@@ -111,15 +112,19 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     async (_request, reply) =>
       reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
+  const moneyWorkflows = new MoneyWorkflows(deps.temporal, deps.config.temporal.taskQueue);
   await app.register(donationRoutes, {
     service: new DonationService({
       temporal: deps.temporal,
       campaigns,
       donations,
+      providers: deps.providers,
+      moneyWorkflows,
       taskQueue: deps.config.temporal.taskQueue,
       provider: deps.defaultProvider,
       verifyPaymentStatus: deps.providers.get(deps.defaultProvider)?.verifyBeforeCredit ?? false,
       paymentTimeoutSeconds: deps.config.paymentTimeoutSeconds,
+      settleHorizonSeconds: deps.config.settleHorizonSeconds,
       temporalTimeoutMs: deps.config.temporal.requestTimeoutMs,
     }),
   });
@@ -131,8 +136,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       delivery: new WebhookDelivery({
         inbox,
         donations,
+        providers: deps.providers,
         temporal: deps.temporal,
-        taskQueue: deps.config.temporal.taskQueue,
+        moneyWorkflows,
         metrics: deps.metrics.webhooks,
       }),
       metrics: deps.metrics.webhooks,

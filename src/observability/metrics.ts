@@ -57,6 +57,11 @@ export function createMetrics(registry = new Registry()) {
         'Verified notifications about no donation we know',
         ['provider'],
       ),
+      mismatched: labelled(
+        'galang_webhooks_mismatched_total',
+        'Verified notifications naming a donation of another provider or payment (never signalled)',
+        ['provider'],
+      ),
       deferred: labelled(
         'galang_webhooks_deferred_total',
         'Deliveries left to the redelivery loop because Temporal was unreachable',

@@ -8,6 +8,7 @@ import { DonationService } from '../donations/donation-service';
 import type { ProviderRegistry } from '../providers/payment-provider';
 import { createReconciler } from '../reconciliation/create-reconciler';
 import type { Reconciler } from '../reconciliation/reconciler';
+import { MoneyWorkflows } from '../temporal/money-workflows';
 import { WebhookDelivery } from '../webhooks/webhook-delivery';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 
@@ -41,6 +42,7 @@ export function buildOpsContext(resources: OpsResources): OpsContext {
   const { config, db, temporal, providers } = resources;
   const donations = new DonationRepository(db);
   const taskQueue = config.temporal.taskQueue;
+  const moneyWorkflows = new MoneyWorkflows(temporal, taskQueue);
   return {
     config,
     db,
@@ -50,17 +52,21 @@ export function buildOpsContext(resources: OpsResources): OpsContext {
       temporal,
       campaigns: new CampaignRepository(db),
       donations,
+      providers,
+      moneyWorkflows,
       taskQueue,
       provider: config.payments.provider,
       verifyPaymentStatus: providers.get(config.payments.provider)?.verifyBeforeCredit ?? false,
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+      settleHorizonSeconds: config.settleHorizonSeconds,
       temporalTimeoutMs: config.temporal.requestTimeoutMs,
     }),
     delivery: new WebhookDelivery({
       inbox: new WebhookInboxRepository(db),
       donations,
+      providers,
       temporal,
-      taskQueue,
+      moneyWorkflows,
     }),
     reconciler: createReconciler({
       db,
@@ -69,6 +75,7 @@ export function buildOpsContext(resources: OpsResources): OpsContext {
       taskQueue,
       providers,
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+      settleHorizonSeconds: config.settleHorizonSeconds,
       graceSeconds: config.reconciliation.graceSeconds,
     }),
   };

@@ -3,6 +3,7 @@ import type { ProgressCache } from '../campaigns/progress-cache';
 import type { Db } from '../db/database';
 import { DonationRepository } from '../donations/donation-repository';
 import type { ProviderRegistry } from '../providers/payment-provider';
+import { MoneyWorkflows } from '../temporal/money-workflows';
 import { WebhookDelivery } from '../webhooks/webhook-delivery';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 import { Reconciler } from './reconciler';
@@ -16,6 +17,7 @@ export interface ReconcilerOptions {
   taskQueue: string;
   providers: ProviderRegistry;
   paymentTimeoutSeconds: number;
+  settleHorizonSeconds: number;
   graceSeconds: number;
 }
 
@@ -23,21 +25,26 @@ export interface ReconcilerOptions {
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const repository = new ReconciliationRepository(options.db);
   const inbox = new WebhookInboxRepository(options.db);
+  const donations = new DonationRepository(options.db);
   return new Reconciler({
     repository,
     progressCache: options.progressCache,
+    inbox,
     delivery: new WebhookDelivery({
       inbox,
-      donations: new DonationRepository(options.db),
+      donations,
+      providers: options.providers,
       temporal: options.temporal,
-      taskQueue: options.taskQueue,
+      moneyWorkflows: new MoneyWorkflows(options.temporal, options.taskQueue),
     }),
     stuck: new StuckDonations({
       repository,
+      donations,
       temporal: options.temporal,
       taskQueue: options.taskQueue,
       providers: options.providers,
       paymentTimeoutSeconds: options.paymentTimeoutSeconds,
+      settleHorizonSeconds: options.settleHorizonSeconds,
       graceSeconds: options.graceSeconds,
     }),
     graceSeconds: options.graceSeconds,

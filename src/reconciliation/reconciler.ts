@@ -1,17 +1,16 @@
 import type { ProgressCache } from '../campaigns/progress-cache';
 import type { DeliveryLog, WebhookDelivery } from '../webhooks/webhook-delivery';
-import type { InboxEntry } from '../webhooks/webhook-inbox-repository';
-import type {
-  CampaignDrift,
-  CampaignRepair,
-  ReconciliationRepository,
-} from './reconciliation-repository';
-import type { StuckDecision, StuckDonations } from './stuck-donations';
+import type { InboxEntry, WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import type { CampaignDrift, ReconciliationRepository } from './reconciliation-repository';
+import type { CampaignRepair } from '../../workflows/contracts';
+import type { StuckDonations } from './stuck-donations';
+import type { ReconciliationReport, StuckDecision, TotalsResult } from '../../workflows/contracts';
 
 export interface ReconcilerDeps {
   repository: ReconciliationRepository;
   progressCache: ProgressCache;
   delivery: WebhookDelivery;
+  inbox: WebhookInboxRepository;
   stuck: StuckDonations;
   /** Undelivered webhooks younger than this are left to the API's own redelivery loop. */
   graceSeconds: number;
@@ -23,22 +22,6 @@ export interface ReconciliationPlan {
   drift: CampaignDrift[];
   stuck: StuckDecision[];
   inbox: InboxEntry[];
-}
-
-export interface TotalsResult {
-  campaignsChecked: number;
-  driftCampaigns: number;
-  repaired: CampaignRepair[];
-  /** Campaigns whose total moved between reading and repairing: the next run looks again. */
-  skipped: string[];
-}
-
-/** What a reconciliation run did; the workflow's result and the ops CLI's output. */
-export interface ReconciliationReport extends TotalsResult {
-  runId: string;
-  workflowId: string;
-  stuckRestarted: StuckDecision[];
-  inboxRedelivered: number;
 }
 
 const INBOX_LIMIT = 100;
@@ -83,8 +66,25 @@ export class Reconciler {
     return { campaignsChecked: checked, driftCampaigns: drift.length, repaired, skipped };
   }
 
-  handBackStuck(runId: string): Promise<StuckDecision[]> {
-    return this.deps.stuck.handBack(runId);
+  /**
+   * Hands back open donations nobody decides, and hands late payments nobody applied (a PAID
+   * whose delivery raced its donation's end) to their late-payment workflow.
+   */
+  async handBackStuck(runId: string): Promise<StuckDecision[]> {
+    const decisions = await this.deps.stuck.handBack(runId);
+    for (const entry of await this.deps.inbox.findUnappliedPayments(INBOX_LIMIT)) {
+      const workflowId = await this.deps.delivery.applyLatePayment(entry);
+      if (!workflowId || !entry.donationId) continue;
+      decisions.push({
+        donationId: entry.donationId,
+        workflowId,
+        status: 'closed',
+        workflow: 'late-payment',
+        action: 'late-payment',
+        reason: `unapplied ${entry.eventKey}`,
+      });
+    }
+    return decisions;
   }
 
   redeliverInbox(log: DeliveryLog): Promise<number> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
+import type { CampaignRepair } from '../../workflows/contracts';
 import type { Donation } from '../donations/donation';
 import type { ReconciliationStats } from '../observability/metrics';
 
@@ -8,12 +9,6 @@ export interface CampaignDrift {
   campaignId: string;
   stored: { amount: number; count: number; version: number };
   ledger: { amount: number; count: number };
-}
-
-export interface CampaignRepair {
-  campaignId: string;
-  before: { amount: number; count: number; version: number };
-  after: { amount: number; count: number; version: number };
 }
 
 /** An open donation past its payment deadline, with what its workflow input is rebuilt from. */
@@ -159,17 +154,22 @@ export class ReconciliationRepository {
 
   /**
    * Open donations created more than `overdueSeconds` ago (their payment deadline plus a grace
-   * period), oldest first.
+   * period) and not dead letters, in pages by id.
    */
-  async findOverdue(overdueSeconds: number, limit: number): Promise<OverdueDonation[]> {
-    const rows = await this.db
+  async findOverdue(
+    overdueSeconds: number,
+    limit: number,
+    /** The last id of the previous page: a keyset cursor, exact whatever the clock's precision. */
+    afterId?: string,
+  ): Promise<OverdueDonation[]> {
+    let query = this.db
       .selectFrom('donations')
       .selectAll()
       .where('status', 'in', ['PENDING', 'AWAITING_PAYMENT'])
-      .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${overdueSeconds})`)
-      .orderBy('created_at')
-      .limit(limit)
-      .execute();
+      .where('dead_lettered_at', 'is', null)
+      .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${overdueSeconds})`);
+    if (afterId !== undefined) query = query.where('id', '>', afterId);
+    const rows = await query.orderBy('id').limit(limit).execute();
     return rows.map((r) => ({
       id: r.id,
       clientId: r.client_id,

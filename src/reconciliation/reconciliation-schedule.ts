@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { ReconciliationReport } from './reconciler';
+import type { ReconciliationReport } from '../../workflows/contracts';
 import type { reconciliationWorkflow } from '../../workflows';
 
 export interface ReconciliationScheduleOptions {

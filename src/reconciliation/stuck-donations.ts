@@ -1,14 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { DonationInput } from '../donations/donation';
+import { donationStartOptions } from '../donations/donation-start';
+import type { DonationRepository } from '../donations/donation-repository';
 import type { ProviderRegistry } from '../providers/payment-provider';
 import type { OverdueDonation, ReconciliationRepository } from './reconciliation-repository';
-import {
-  CampaignIdAttribute,
-  DonationStatusAttribute,
-  ProviderAttribute,
-} from '../../workflows/contracts';
-import type { donationWorkflow } from '../../workflows';
+import { WorkflowType } from '../../workflows/contracts';
+import type { DonationInput, DonationWorkflow, StuckDecision } from '../../workflows/contracts';
 
 export interface StuckDonationsDeps {
   repository: ReconciliationRepository;
@@ -16,24 +13,16 @@ export interface StuckDonationsDeps {
   /** Donations are handed back to this task queue, and only if their last run was on it. */
   taskQueue: string;
   providers: ProviderRegistry;
+  donations: DonationRepository;
   paymentTimeoutSeconds: number;
+  settleHorizonSeconds: number;
   graceSeconds: number;
-}
-
-/** What reconciliation does, or would do, about one overdue open donation. */
-export interface StuckDecision {
-  donationId: string;
-  workflowId: string;
-  status: string;
-  /** The workflow's state: `not-found` (never started, or its history is gone) or its status. */
-  workflow: string;
-  action: 'hand-back' | 'leave';
-  reason: string;
 }
 
 /** Memo key on a workflow run that reconciliation started. */
 const HANDED_BACK_BY = 'handedBackBy';
-const LIMIT = 100;
+/** Overdue donations are read in pages of this many until none are left. */
+const PAGE = 100;
 
 /**
  * Open donations (PENDING, AWAITING_PAYMENT) past their payment deadline whose workflow no longer
@@ -48,24 +37,19 @@ export class StuckDonations {
 
   /** Read-only: every overdue open donation and what would be done about it. */
   async plan(runId?: string): Promise<StuckDecision[]> {
-    const overdue = await this.deps.repository.findOverdue(
-      this.deps.paymentTimeoutSeconds + this.deps.graceSeconds,
-      LIMIT,
-    );
     const decisions: StuckDecision[] = [];
-    for (const donation of overdue) decisions.push(await this.decide(donation, runId));
+    for await (const donation of this.overdue()) {
+      decisions.push(await this.decide(donation, runId));
+    }
     return decisions;
   }
 
   /** Hands back what {@link plan} marks; returns the donations handed back by this run. */
   async handBack(runId: string): Promise<StuckDecision[]> {
-    const overdue = await this.deps.repository.findOverdue(
-      this.deps.paymentTimeoutSeconds + this.deps.graceSeconds,
-      LIMIT,
-    );
     const handedBack: StuckDecision[] = [];
-    for (const donation of overdue) {
+    for await (const donation of this.overdue()) {
       const decision = await this.decide(donation, runId);
+      if (decision.dead) await this.deps.donations.markDeadLetter(donation.id, decision.reason);
       if (decision.action !== 'hand-back') continue;
       // A run of this reconciliation (an earlier attempt of the activity) already started it.
       if (decision.workflow === 'RUNNING' || (await this.start(donation, runId))) {
@@ -75,10 +59,29 @@ export class StuckDonations {
     return handedBack;
   }
 
+  /**
+   * Every open donation past its deadline that is not a dead letter, page by page: rows left
+   * alone never hide the ones behind them.
+   */
+  private async *overdue(): AsyncGenerator<OverdueDonation> {
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await this.deps.repository.findOverdue(
+        this.deps.paymentTimeoutSeconds + this.deps.graceSeconds,
+        PAGE,
+        afterId,
+      );
+      yield* page;
+      const last = page[page.length - 1];
+      if (page.length < PAGE || !last) return;
+      afterId = last.id;
+    }
+  }
+
   private async decide(
     donation: OverdueDonation,
     runId: string | undefined,
-  ): Promise<StuckDecision> {
+  ): Promise<StuckDecision & { dead?: boolean }> {
     const base = {
       donationId: donation.id,
       workflowId: donation.workflowId,
@@ -115,7 +118,10 @@ export class StuckDonations {
     if (handedBackBy !== undefined) {
       // Handed back once and closed again without deciding: a dead letter for an operator,
       // not something to restart every few minutes.
-      return leave(`handed back by ${JSON.stringify(handedBackBy)} and closed ${workflow}`);
+      return {
+        ...leave(`handed back by ${JSON.stringify(handedBackBy)} and closed ${workflow}`),
+        dead: true,
+      };
     }
     return { ...base, workflow, action: 'hand-back' as const, reason: `workflow ${workflow}` };
   }
@@ -137,27 +143,19 @@ export class StuckDonations {
       // The deadline has passed (that is how it was found): ask the provider now.
       paymentTimeoutSeconds: 0,
       verifyPaymentStatus: this.deps.providers.get(donation.provider)?.verifyBeforeCredit ?? false,
+      settleHorizonSeconds: this.deps.settleHorizonSeconds,
       // The donation's own request id, so the new run's lines join the first run's.
       correlationId: donation.correlationId ?? `reconciliation:${runId}`,
     };
     try {
-      await this.deps.temporal.workflow.start<typeof donationWorkflow>('donationWorkflow', {
-        workflowId: donation.workflowId,
-        taskQueue: this.deps.taskQueue,
-        args: [input],
+      await this.deps.temporal.workflow.start<DonationWorkflow>(WorkflowType.donation, {
+        ...donationStartOptions(input, this.deps.taskQueue, {
+          status: donation.status,
+          memo: { [HANDED_BACK_BY]: runId },
+        }),
         // The previous run is closed; a running one (an edge or operator got there first) wins.
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
-        memo: {
-          correlationId: input.correlationId,
-          clientId: donation.clientId,
-          [HANDED_BACK_BY]: runId,
-        },
-        typedSearchAttributes: [
-          { key: CampaignIdAttribute, value: donation.campaignId },
-          { key: DonationStatusAttribute, value: donation.status },
-          { key: ProviderAttribute, value: donation.provider },
-        ],
       });
       return true;
     } catch (error) {

@@ -102,23 +102,11 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
     address: config.temporal.address,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: {
-      donations: new DonationRepository(db),
-      campaigns: new CampaignRepository(db),
-      providers,
-      progressCache,
-    },
-    reconciliation: {
-      reconciler: createReconciler({
-        db,
-        progressCache,
-        temporal,
-        taskQueue: config.temporal.taskQueue,
-        providers,
-        paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-        graceSeconds: config.reconciliation.graceSeconds,
-      }),
-    },
+    db,
+    providers,
+    progressCache,
+    temporal,
+    config,
   });
   await ensureReconciliationSchedule(temporal, {
     taskQueue: config.temporal.taskQueue,

@@ -1,17 +1,39 @@
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Logger, WorkerOptions } from '@temporalio/worker';
-import { createDonationActivities, createReconciliationActivities } from '../../activities';
+import {
+  createDonationActivities,
+  createLegacyActivities,
+  createReconciliationActivities,
+  createReversalActivities,
+} from '../../activities';
+import type { Client } from '@temporalio/client';
+import { CampaignRepository } from '../campaigns/campaign-repository';
+import type { ProgressCache } from '../campaigns/progress-cache';
+import type { Config } from '../config/config';
+import type { Db } from '../db/database';
+import { DonationRepository } from '../donations/donation-repository';
+import { LedgerRepository } from '../ledger/ledger-repository';
+import type { ProviderRegistry } from '../providers/payment-provider';
+import { createReconciler } from '../reconciliation/create-reconciler';
 import { activityMetricsInterceptor } from './activity-metrics-interceptor';
+import { MoneyWorkflows } from './money-workflows';
 import { correlationActivityInterceptor } from './correlation-interceptor';
 import { createWorkerMetrics } from './worker-metrics';
-import type { DonationActivityDeps, ReconciliationActivityDeps } from '../../activities';
+import type { ActivityDeps, ReconciliationActivityDeps } from '../../activities';
 
 export interface DonationWorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
-  deps: Omit<DonationActivityDeps, 'metrics'>;
-  reconciliation: ReconciliationActivityDeps;
+  db: Db;
+  providers: ProviderRegistry;
+  progressCache: ProgressCache;
+  /** The worker's own client: activities and reconciliation start and describe workflows. */
+  temporal: Client;
+  config: Pick<
+    Config,
+    'paymentTimeoutSeconds' | 'settleHorizonSeconds' | 'latePaymentPolicy' | 'reconciliation'
+  >;
   /** A prebuilt bundle (tests share one); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -49,13 +71,37 @@ export async function createDonationWorker(
   const connection = await NativeConnection.connect({ address: options.address });
   // The Runtime's meter: exported by its Prometheus endpoint when one is configured, else a no-op.
   const metrics = createWorkerMetrics(Runtime.instance().metricMeter);
+  const deps: ActivityDeps = {
+    donations: new DonationRepository(options.db),
+    ledger: new LedgerRepository(options.db),
+    campaigns: new CampaignRepository(options.db),
+    providers: options.providers,
+    progressCache: options.progressCache,
+    moneyWorkflows: new MoneyWorkflows(options.temporal, options.taskQueue),
+    latePaymentPolicy: options.config.latePaymentPolicy,
+    metrics,
+  };
+  const reconciliation: ReconciliationActivityDeps = {
+    reconciler: createReconciler({
+      db: options.db,
+      progressCache: options.progressCache,
+      temporal: options.temporal,
+      taskQueue: options.taskQueue,
+      providers: options.providers,
+      paymentTimeoutSeconds: options.config.paymentTimeoutSeconds,
+      settleHorizonSeconds: options.config.settleHorizonSeconds,
+      graceSeconds: options.config.reconciliation.graceSeconds,
+    }),
+  };
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: {
-      ...createDonationActivities({ ...options.deps, metrics }),
-      ...createReconciliationActivities(options.reconciliation),
+      ...createDonationActivities(deps),
+      ...createReversalActivities(deps),
+      ...createLegacyActivities(deps),
+      ...createReconciliationActivities(reconciliation),
     },
     interceptors: {
       activity: [correlationActivityInterceptor, activityMetricsInterceptor(metrics)],

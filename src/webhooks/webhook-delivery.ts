@@ -1,11 +1,18 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { WebhookMetrics } from '../observability/metrics';
-import type { WebhookEvent } from '../providers/payment-provider';
-import { donationWorkflowId } from '../donations/donation';
+import type { ProviderRegistry, WebhookEvent } from '../providers/payment-provider';
+import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
-import { startReversal } from '../donations/reversal-service';
-import { paymentEventSignal } from '../../workflows/donation-workflow';
+import type { MoneyWorkflows } from '../temporal/money-workflows';
+import { donationWorkflowId, paymentEventSignal } from '../../workflows/contracts';
+import type {
+  DisputeEvent,
+  PaymentEvent,
+  PaymentRef,
+  ProviderEvent,
+  RefundEvent,
+} from '../../workflows/contracts';
 import type {
   DeliveryWindow,
   InboxEntry,
@@ -15,10 +22,11 @@ import type {
 export interface WebhookDeliveryDeps {
   inbox: WebhookInboxRepository;
   donations: DonationRepository;
+  providers: ProviderRegistry;
   temporal: Client;
-  taskQueue: string;
+  moneyWorkflows: MoneyWorkflows;
   /** The API counts outcomes; the worker and the ops CLI deliver without a registry. */
-  metrics?: Pick<WebhookMetrics, 'unknown' | 'deferred' | 'signalLag'>;
+  metrics?: Pick<WebhookMetrics, 'unknown' | 'mismatched' | 'deferred' | 'signalLag'>;
   /** How long one delivery may wait on Temporal before it is left for the next attempt. */
   signalTimeoutMs?: number;
 }
@@ -29,17 +37,22 @@ export interface DeliveryLog {
   info?(details: object, message: string): void;
 }
 
-export type DeliveryOutcome = 'delivered' | 'unknown-donation' | 'deferred';
+export type DeliveryOutcome =
+  'delivered' | 'unknown-donation' | 'mismatched' | 'ignored' | 'deferred';
 
 /** Where a delivery came from, as the signal-lag histogram labels it. */
 export type DeliveryPath = 'request' | 'redelivery';
 
+/** Closed without money: a PAID for one of these is a late payment. */
+const UNCREDITED_ENDINGS: readonly string[] = ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'];
+
 /**
- * Hands a recorded inbox row to its donation's workflow. The one delivery path: the webhook
- * route uses it right after the inbox insert, and the API's redelivery loop, reconciliation and
- * `npm run ops -- redeliver` use it for rows whose delivery failed. Delivering a row twice is
- * harmless: the workflow's reducer ignores a repeated event, and a reversal workflow's ID admits
- * one run.
+ * Hands a recorded inbox row to the workflow it is about. The one delivery path: the webhook
+ * route uses it right after the inbox insert, and the redelivery loop, reconciliation and
+ * `npm run ops -- redeliver` for rows whose delivery failed. Payment events go to the donation's
+ * workflow (or, once it has closed without money, a late-payment workflow); refunds and disputes
+ * to their own reversal workflow. Delivering a row twice is harmless: every target is keyed by
+ * the donation and the provider's ids.
  */
 export class WebhookDelivery {
   constructor(private readonly deps: WebhookDeliveryDeps) {}
@@ -59,8 +72,8 @@ export class WebhookDelivery {
   }
 
   /**
-   * Signals the donation's workflow. Every line logged here carries the donation's correlation
-   * id, so the webhook that completed a donation is found with the rest of the donation's lines.
+   * Delivers one row. Every line logged here carries the donation's correlation id, so the
+   * webhook that completed a donation is found with the rest of the donation's lines.
    */
   async deliver(
     entry: InboxEntry,
@@ -73,42 +86,27 @@ export class WebhookDelivery {
       eventKey: event.eventKey,
       ...(entry.correlationId ? { correlationId: entry.correlationId } : {}),
     };
-    if (!donationId) {
-      log.warn(about, 'webhook for unknown donation');
-      this.deps.metrics?.unknown.inc({ provider });
-      await this.deps.inbox.markProcessed(inboxId, 'unknown-donation');
-      return 'unknown-donation';
+    if (event.kind === 'ignored') {
+      await this.deps.inbox.markProcessed(inboxId, `ignored: ${event.reason}`);
+      return 'ignored';
     }
+    if (!donationId) return this.unbound(entry, event, log, about);
     try {
-      await this.withinDeadline(async () => {
-        try {
-          await this.deps.temporal.workflow
-            .getHandle(donationWorkflowId(donationId))
-            .signal(paymentEventSignal, {
-              eventKey: event.eventKey,
-              status: event.status,
-              amount: event.amount,
-              currency: event.currency,
-              occurredAt: event.occurredAt,
-            });
-        } catch (error) {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-          await this.afterWorkflowClosed(inboxId, donationId, event);
-          log.info?.(
-            { ...about, donationId, inboxId },
-            'webhook after the donation workflow closed',
-          );
-          return;
-        }
-        // Received → signalled, so a slow or stuck Temporal shows before donations expire.
-        const lagSeconds = Math.max(0, Date.now() - entry.receivedAt.getTime()) / 1000;
-        this.deps.metrics?.signalLag.observe({ provider, path }, lagSeconds);
-        log.info?.(
-          { ...about, status: event.status, donationId, path, lagSeconds },
-          'webhook signalled to the donation workflow',
-        );
-        await this.deps.inbox.markProcessed(inboxId);
-      });
+      const note = await this.withinDeadline(() =>
+        event.kind === 'payment'
+          ? this.deliverPayment(donationId, event)
+          : this.deliverReversal(donationId, event),
+      );
+      if (note === 'mismatched') {
+        this.deps.metrics?.mismatched.inc({ provider });
+        log.warn({ ...about, donationId, inboxId }, 'webhook for another payment of a donation');
+        await this.deps.inbox.markProcessed(inboxId, 'mismatched');
+        return 'mismatched';
+      }
+      const lagSeconds = Math.max(0, Date.now() - entry.receivedAt.getTime()) / 1000;
+      this.deps.metrics?.signalLag.observe({ provider, path }, lagSeconds);
+      log.info?.({ ...about, donationId, path, lagSeconds, note }, 'webhook delivered');
+      await this.deps.inbox.markProcessed(inboxId, note);
       return 'delivered';
     } catch (error) {
       log.warn({ ...about, err: error, inboxId }, 'delivery deferred: Temporal unavailable');
@@ -119,33 +117,94 @@ export class WebhookDelivery {
   }
 
   /**
-   * The donation's workflow has finished. A refund or chargeback the provider reports goes to
-   * the donation's reversal workflow (one per kind, by derived ID); anything else is kept in
-   * the inbox for operators and reconciliation.
+   * Signals the donation's workflow, which checks the payment reference itself. Once that
+   * workflow has closed, a PAID for a donation closed without money starts its late-payment
+   * workflow; anything else stays in the inbox for operators.
    */
-  private async afterWorkflowClosed(
-    inboxId: string,
+  private async deliverPayment(
     donationId: string,
-    event: WebhookEvent,
-  ): Promise<void> {
-    const kind =
-      event.status === 'REFUNDED'
-        ? 'REFUND'
-        : event.status === 'CHARGED_BACK'
-          ? 'CHARGEBACK'
-          : undefined;
-    const donation = kind ? await this.deps.donations.findById(donationId) : undefined;
-    if (!kind || !donation) {
-      await this.deps.inbox.markProcessed(inboxId, 'workflow-closed');
-      return;
+    event: PaymentEvent,
+  ): Promise<string | undefined> {
+    try {
+      await this.deps.temporal.workflow
+        .getHandle(donationWorkflowId(donationId))
+        .signal(paymentEventSignal, event);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
-    const workflowId = await startReversal(this.deps.temporal, this.deps.taskQueue, donation, {
-      kind,
+    return this.afterDonationClosed(donationId, event);
+  }
+
+  /**
+   * Starts the late-payment workflow of a recorded PAID whose donation closed without money;
+   * undefined when there is nothing to apply. Reconciliation calls it for rows whose delivery
+   * reached the donation's workflow too late for it to act.
+   */
+  async applyLatePayment(entry: InboxEntry): Promise<string | undefined> {
+    if (entry.event.kind !== 'payment' || !entry.donationId) return undefined;
+    const note = await this.afterDonationClosed(entry.donationId, entry.event);
+    return note.startsWith('late-payment:') ? note.slice('late-payment:'.length) : undefined;
+  }
+
+  private async afterDonationClosed(donationId: string, event: PaymentEvent): Promise<string> {
+    const donation = await this.deps.donations.findById(donationId);
+    if (!donation || event.status !== 'PAID') return 'workflow-closed';
+    const ref = this.paymentRef(donation, event);
+    if (!ref) return 'mismatched';
+    if (!UNCREDITED_ENDINGS.includes(donation.status) || donation.confirmedAt) {
+      return 'workflow-closed';
+    }
+    const workflowId = await this.deps.moneyWorkflows.startLatePayment({
+      ...ref,
+      event,
       amount: donation.amount,
-      reason: `provider reported ${event.status}`,
-      source: 'provider',
+      currency: donation.currency,
     });
-    await this.deps.inbox.markProcessed(inboxId, `reversal:${workflowId}`);
+    return `late-payment:${workflowId}`;
+  }
+
+  /** Hands a refund or dispute to its own reversal workflow, whatever the donation is doing. */
+  private async deliverReversal(
+    donationId: string,
+    event: RefundEvent | DisputeEvent,
+  ): Promise<string> {
+    const donation = await this.deps.donations.findById(donationId);
+    const ref = donation && this.paymentRef(donation, event);
+    if (!ref) return 'mismatched';
+    return `reversal:${await this.deps.moneyWorkflows.followReversal(ref, event)}`;
+  }
+
+  /** The payment an event is about, only if it is the donation's own. */
+  private paymentRef(donation: Donation, event: ProviderEvent): PaymentRef | undefined {
+    if (!donation.providerReference || donation.providerReference !== event.providerReference) {
+      return undefined;
+    }
+    return {
+      donationId: donation.id,
+      campaignId: donation.campaignId,
+      provider: donation.provider,
+      providerReference: donation.providerReference,
+      verifyWithProvider: this.deps.providers.get(donation.provider)?.verifyBeforeCredit ?? true,
+    };
+  }
+
+  private async unbound(
+    entry: InboxEntry,
+    event: WebhookEvent,
+    log: DeliveryLog,
+    about: object,
+  ): Promise<DeliveryOutcome> {
+    if (await this.deps.inbox.namesAnotherPayment(event)) {
+      this.deps.metrics?.mismatched.inc({ provider: entry.provider });
+      log.warn({ ...about, inboxId: entry.id }, 'webhook for another provider or payment');
+      await this.deps.inbox.markProcessed(entry.id, 'mismatched');
+      return 'mismatched';
+    }
+    log.warn(about, 'webhook for unknown donation');
+    this.deps.metrics?.unknown.inc({ provider: entry.provider });
+    await this.deps.inbox.markProcessed(entry.id, 'unknown-donation');
+    return 'unknown-donation';
   }
 
   private withinDeadline<T>(fn: () => Promise<T>): Promise<T> {

@@ -8,6 +8,7 @@ export interface InboxEntry {
   id: string;
   provider: string;
   eventKey: string;
+  /** The donation the event is bound to: named by it, of its provider and its payment. */
   donationId: string | null;
   event: WebhookEvent;
   /** The correlation id of the request that started the donation, when there is one. */
@@ -44,34 +45,40 @@ export class WebhookInboxRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Records an event once per (provider, event key), finding its donation in the same statement
-   * (by our id when the provider echoes it, else by the provider's payment reference), and
-   * returns the new row with the donation's correlation id. Undefined when the provider sent
-   * this event before: a duplicate costs one round trip.
+   * Records an event once per (provider, event key) and binds it to its donation in the same
+   * statement: the donation it names (by our id, else by the provider's payment reference) only
+   * if it is that provider's and, once the donation has a payment, that payment's. Undefined when
+   * the provider sent this event before: a duplicate costs one round trip.
    */
   async insert(
     provider: string,
     event: WebhookEvent,
     rawBody: string,
   ): Promise<RecordedEvent | undefined> {
-    const byOurId = UUID.test(event.donationRef);
     const row = await this.db
       .insertInto('webhook_inbox')
       .values((eb) => ({
         provider,
         event_key: event.eventKey,
-        donation_id: eb
-          .selectFrom('donations')
-          .select('id')
-          .where((w) =>
-            byOurId
-              ? w('id', '=', event.donationRef.toLowerCase())
-              : w.and([
-                  w('provider', '=', provider),
-                  w('provider_reference', '=', event.providerReference),
-                ]),
-          )
-          .limit(1),
+        donation_id:
+          event.kind === 'ignored'
+            ? null
+            : eb
+                .selectFrom('donations')
+                .select('id')
+                .where('provider', '=', provider)
+                .where((w) =>
+                  event.donationRef !== undefined && UUID.test(event.donationRef)
+                    ? w.and([
+                        w('id', '=', event.donationRef.toLowerCase()),
+                        w.or([
+                          w('provider_reference', 'is', null),
+                          w('provider_reference', '=', event.providerReference),
+                        ]),
+                      ])
+                    : w('provider_reference', '=', event.providerReference),
+                )
+                .limit(1),
         payload: JSON.stringify(event),
         raw_body: rawBody,
       }))
@@ -81,6 +88,22 @@ export class WebhookInboxRepository {
     return (
       row && { id: row.id, donationId: row.donation_id, correlationId: row.correlation_id ?? null }
     );
+  }
+
+  /**
+   * Whether an event that bound to no donation names one that exists (of another provider or
+   * payment): a forged or misrouted notification, not a late one. Read only on that rare path.
+   */
+  async namesAnotherPayment(event: WebhookEvent): Promise<boolean> {
+    if (event.kind === 'ignored' || !event.donationRef || !UUID.test(event.donationRef)) {
+      return false;
+    }
+    const row = await this.db
+      .selectFrom('donations')
+      .select('id')
+      .where('id', '=', event.donationRef.toLowerCase())
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async markProcessed(id: string, note?: string): Promise<void> {
@@ -128,6 +151,41 @@ export class WebhookInboxRepository {
       query = query.where('received_at', '>=', age(window.newerThanMs));
     }
     const rows = await query.orderBy('received_at').limit(limit).execute();
+    return rows.map((row) => ({
+      id: row.id,
+      provider: row.provider,
+      eventKey: row.event_key,
+      donationId: row.donation_id,
+      event: row.payload as WebhookEvent,
+      correlationId: row.correlation_id ?? null,
+      receivedAt: row.received_at,
+    }));
+  }
+
+  /**
+   * PAID notifications bound to donations that were closed without money: late payments that
+   * were never applied (their delivery raced the donation's end). Reconciliation hands each to
+   * the late-payment workflow, which verifies it with the provider.
+   */
+  async findUnappliedPayments(limit: number): Promise<InboxEntry[]> {
+    const rows = await this.db
+      .selectFrom('webhook_inbox as w')
+      .innerJoin('donations as d', 'd.id', 'w.donation_id')
+      .select([
+        'w.id',
+        'w.provider',
+        'w.event_key',
+        'w.donation_id',
+        'w.payload',
+        'w.received_at',
+        'd.correlation_id',
+      ])
+      .where(sql<boolean>`w.payload->>'kind' = 'payment' AND w.payload->>'status' = 'PAID'`)
+      .where('d.status', 'in', ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'])
+      .where('d.confirmed_at', 'is', null)
+      .orderBy('w.received_at')
+      .limit(limit)
+      .execute();
     return rows.map((row) => ({
       id: row.id,
       provider: row.provider,

@@ -3,7 +3,7 @@ import { AppError } from '../errors/error-catalogue';
 import type { WebhookMetrics } from '../observability/metrics';
 import { WebhookRejected } from '../providers/payment-provider';
 import type { ProviderRegistry, WebhookEvent, WebhookHeaders } from '../providers/payment-provider';
-import type { WebhookDelivery } from './webhook-delivery';
+import type { DeliveryOutcome, WebhookDelivery } from './webhook-delivery';
 import type { InboxEntry, WebhookInboxRepository } from './webhook-inbox-repository';
 
 export interface WebhookIntakeDeps {
@@ -19,7 +19,7 @@ export interface WebhookIntakeDeps {
   redeliveryMaxAgeMs?: number | undefined;
 }
 
-export type IntakeOutcome = 'delivered' | 'duplicate' | 'unknown-donation' | 'deferred';
+export type IntakeOutcome = DeliveryOutcome | 'duplicate';
 
 /** Rows younger than this are still in their own request; the redelivery loop leaves them. */
 const REDELIVERY_MIN_AGE_MS = 2_000;
@@ -34,7 +34,8 @@ export interface IntakeResult {
  * Verify, record, then deliver. The inbox insert is the acknowledgement's precondition: once it
  * commits, the event cannot be lost, so a Temporal outage only defers delivery to
  * {@link WebhookIntake.redeliver}. No provider API is called on this path; it must answer fast
- * under a storm of notifications (Midtrans retries a failed one only once, Xendit not at all).
+ * under a storm of notifications. Events galang has no use for are recorded and answered 200 too,
+ * so the provider stops retrying them.
  */
 export class WebhookIntake {
   constructor(private readonly deps: WebhookIntakeDeps) {}

@@ -196,23 +196,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         workflowBundle: { codePath: state.workflowBundlePath },
-        deps: {
-          donations: new DonationRepository(workerDb),
-          campaigns: new CampaignRepository(workerDb),
-          providers,
-          progressCache,
-        },
-        reconciliation: {
-          reconciler: createReconciler({
-            db: workerDb,
-            progressCache,
-            temporal: workerTemporal,
-            taskQueue: config.temporal.taskQueue,
-            providers,
-            paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-            graceSeconds: config.reconciliation.graceSeconds,
-          }),
-        },
+        db: workerDb,
+        providers,
+        progressCache,
+        temporal: workerTemporal,
+        config,
       });
   let running = worker?.worker.run();
 

@@ -6,6 +6,7 @@
 export * from './donation-status';
 export * from './donation-workflow';
 export * from './failure-types';
+export * from './ledger';
 export * from './provider-events';
 export * from './reconciliation';
 export * from './reversal-workflows';

@@ -1,6 +1,6 @@
 import { defineSignal } from '@temporalio/workflow';
 import type { DonationStatus } from './donation-status';
-import type { DisputeEvent, PaymentEvent, RefundEvent } from './provider-events';
+import type { DisputeEvent, PaymentEvent, RefundEvent, RefundStatus } from './provider-events';
 
 /** The payment a reversal or a late payment is about, as Postgres knows it. */
 export interface PaymentRef {
@@ -45,12 +45,16 @@ export interface RefundRequestInput extends PaymentRef {
 
 export interface RefundRequestResult {
   refundId: string;
-  reversal: ReversalResult;
+  /** The refund's status when the provider answered; its reversal workflow follows it on. */
+  status: RefundStatus;
 }
 
 /** A PAID that arrived after its donation was closed. */
 export interface LatePaymentInput extends PaymentRef {
   event: PaymentEvent;
+  /** What the donation asked for: a payment of another amount is not credited. */
+  amount: number;
+  currency: string;
 }
 
 export type LatePaymentOutcome = 'credited' | 'refunded' | 'not-paid' | 'needs-review';

@@ -1,3 +1,4 @@
+import type { DeliveryOutcome } from '../../webhooks/webhook-delivery';
 import { json, table } from '../format';
 import { DRY_RUN_NOTE, ExitCode, integerValue, yesOption } from '../ops-command';
 import type { OpsCommand } from '../ops-command';
@@ -27,7 +28,8 @@ Exit code 1 when a row could not be delivered (Temporal unreachable): it stays i
       provider: entry.provider,
       eventKey: entry.eventKey,
       donationId: entry.donationId,
-      status: entry.event.status,
+      status:
+        entry.event.kind === 'ignored' ? 'ignored' : `${entry.event.kind}:${entry.event.status}`,
     }));
     if (args.values.yes !== true) {
       io.out(
@@ -43,11 +45,18 @@ Exit code 1 when a row could not be delivered (Temporal unreachable): it stays i
         io.err(`${message} ${json(details)}`);
       },
     };
-    const outcomes = { delivered: 0, 'unknown-donation': 0, deferred: 0 };
+    const outcomes: Record<DeliveryOutcome, number> = {
+      delivered: 0,
+      'unknown-donation': 0,
+      mismatched: 0,
+      ignored: 0,
+      deferred: 0,
+    };
     for (const entry of pending) outcomes[await ctx.delivery.deliver(entry, log)]++;
     io.out(
       `Delivered ${outcomes.delivered} of ${rows.length} row(s); ` +
-        `${outcomes['unknown-donation']} about no known donation (closed), ` +
+        `${outcomes['unknown-donation']} about no known donation, ` +
+        `${outcomes.mismatched} about another payment, ${outcomes.ignored} of no use (closed); ` +
         `${outcomes.deferred} deferred (Temporal unreachable).`,
     );
     return outcomes.deferred === 0 ? ExitCode.ok : ExitCode.failure;

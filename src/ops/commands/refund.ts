@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { json } from '../format';
 import { DRY_RUN_NOTE, ExitCode, integerValue, stringValue, yesOption } from '../ops-command';
 import type { OpsCommand } from '../ops-command';
@@ -7,15 +8,21 @@ export const refundCommand: OpsCommand = {
   summary: 'Refund a confirmed donation, fully or in part (dry run unless --yes)',
   help: `Usage: npm run ops -- refund <donationId> [--amount <n>] --reason <text> [--yes]
 
-The operator refund of POST /v1/donations/:id/refunds, through the same service: starts the
-donation's one refund workflow (reversal-refund-<donationId>), which refunds at the provider
-under <donationId>:refund and writes the reversing ledger entry once. Running it twice
-refunds once.
+The operator refund of POST /v1/donations/:id/refunds, through the same service: starts a
+refund-request workflow (refund-request-<donationId>-<key>), which asks the provider once
+under <donationId>-refund-<key> and hands the refund to its reversal workflow; the ledger
+moves when the provider reports the refund succeeded. The same command run twice refunds once.
 
   --amount <n>     minor units; default the whole donation (capped at it)
   --reason <text>  required; kept with the refund at the provider
+  --key <key>      the request's key; default derived from the amount and the reason
   --yes, -y        do it; without it, print what would happen and change nothing`,
-  options: { amount: { type: 'string' }, reason: { type: 'string' }, ...yesOption },
+  options: {
+    amount: { type: 'string' },
+    reason: { type: 'string' },
+    key: { type: 'string' },
+    ...yesOption,
+  },
   validate: (args) =>
     args.positionals.length !== 1
       ? 'refund takes one <donationId>'
@@ -26,7 +33,17 @@ refunds once.
     const id = args.positionals[0] ?? '';
     const amount = integerValue(args, 'amount');
     const reason = stringValue(args, 'reason') ?? '';
-    const plan = await ctx.donationService.planRefund(id, amount, reason);
+    const key =
+      stringValue(args, 'key') ??
+      `ops-${createHash('sha256')
+        .update(`${amount ?? 'all'}|${reason}`)
+        .digest('hex')
+        .slice(0, 16)}`;
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) {
+      io.err('--key takes 1 to 64 letters, digits, - or _');
+      return ExitCode.usage;
+    }
+    const plan = await ctx.donationService.planRefund(id, amount, reason, key);
     const summary = {
       donationId: id,
       donationStatus: plan.donation.status,
@@ -41,7 +58,7 @@ refunds once.
       io.out(`Would refund:\n${json(summary)}\n${DRY_RUN_NOTE}`);
       return ExitCode.ok;
     }
-    const accepted = await ctx.donationService.requestRefund(id, amount, reason);
+    const accepted = await ctx.donationService.requestRefund(id, amount, reason, key);
     io.out(`Refund requested:\n${json(accepted)}`);
     return ExitCode.ok;
   },

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { DonationState } from '../../../workflows';
+import { getStateQuery } from '../../../workflows/contracts';
+import type { DonationState } from '../../../workflows/contracts';
 import { json } from '../format';
 import { ExitCode, OpsFailure, jsonOption } from '../ops-command';
 import type { OpsCommand } from '../ops-command';
@@ -67,7 +68,7 @@ Exit code 1 when no such donation exists.`,
       };
       history = await historySummary(ctx, donation.workflowId);
       if (description.status.name === 'RUNNING') {
-        state = await handle.query<DonationState>('getState');
+        state = await handle.query(getStateQuery);
       }
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;

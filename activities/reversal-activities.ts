@@ -1,0 +1,92 @@
+import { ApplicationFailure, log } from '@temporalio/activity';
+import { acceptsDonations } from '../src/campaigns/campaign-repository';
+import type { PostResult } from '../src/ledger/ledger-repository';
+import { FailureType } from '../workflows/contracts';
+import type {
+  DisputeEvent,
+  DonationStatus,
+  LatePaymentInput,
+  PaymentRef,
+  Posting,
+  RefundEvent,
+  RefundRecord,
+  RefundRequestInput,
+} from '../workflows/contracts';
+import { isFinalRejection, providerOf, refreshProgress } from './activity-deps';
+import type { ActivityDeps } from './activity-deps';
+
+/** What a late payment calls for under the configured policy. */
+export type LateDecision = 'credit' | 'refund';
+
+/**
+ * The side effects of reversals, operator refunds and late payments. Each is keyed by the
+ * donation and the provider's ids, so a re-run after a retry or a reset repeats nothing.
+ */
+export function createReversalActivities(deps: ActivityDeps) {
+  return {
+    /** Posts a refund's or dispute's entries once each, then refreshes the cached progress. */
+    async postReversal(donationId: string, postings: Posting[]): Promise<PostResult> {
+      const result = await deps.ledger.post(donationId, postings);
+      log.info('reversal posted', { donationId, postings, ...result });
+      if (result.inserted > 0) await refreshProgress(deps, result.campaignId);
+      return result;
+    },
+
+    /** The donation's status and whether its money was ever credited. */
+    async donationStatus(
+      donationId: string,
+    ): Promise<{ status: DonationStatus; credited: boolean }> {
+      const donation = await deps.donations.findById(donationId);
+      if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${donationId}`);
+      return { status: donation.status, credited: donation.confirmedAt !== null };
+    },
+
+    /**
+     * Asks the provider for a refund under `<donation>-refund-<request key>`: a re-run answers the
+     * same refund. A payment method the provider cannot refund by API fails for good.
+     */
+    async requestRefund(input: RefundRequestInput): Promise<RefundRecord> {
+      const donation = await deps.donations.findById(input.donationId);
+      const provider = providerOf(deps, input.provider);
+      if (donation && !provider.refundable(donation.paymentMethod)) {
+        throw ApplicationFailure.nonRetryable(
+          `${input.provider} cannot refund ${donation.paymentMethod} payments by API`,
+          FailureType.NotSupported,
+        );
+      }
+      try {
+        return await provider.refund({
+          idempotencyKey: `${input.donationId}-refund-${input.requestKey}`,
+          providerReference: input.providerReference,
+          amount: input.amount,
+          currency: input.currency,
+          reason: input.reason,
+        });
+      } catch (error) {
+        if (isFinalRejection(error)) {
+          throw ApplicationFailure.nonRetryable(error.message, FailureType.Validation);
+        }
+        throw error;
+      }
+    },
+
+    /** Hands a refund or dispute to its reversal workflow (signal-with-start). */
+    async followReversal(ref: PaymentRef, event: RefundEvent | DisputeEvent): Promise<string> {
+      return deps.moneyWorkflows.followReversal(ref, event);
+    },
+
+    /** Starts the late-payment workflow of a donation whose workflow closed first. */
+    async startLatePayment(input: LatePaymentInput): Promise<string> {
+      return deps.moneyWorkflows.startLatePayment(input);
+    },
+
+    /** Credit or refund a late payment: the policy, and whether the campaign still takes it. */
+    async decideLatePayment(campaignId: string): Promise<LateDecision> {
+      if (deps.latePaymentPolicy === 'refund') return 'refund';
+      const campaign = await deps.campaigns.findById(campaignId);
+      return campaign && acceptsDonations(campaign, new Date()) ? 'credit' : 'refund';
+    },
+  };
+}
+
+export type ReversalActivities = ReturnType<typeof createReversalActivities>;

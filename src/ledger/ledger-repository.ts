@@ -1,0 +1,225 @@
+import { sql } from 'kysely';
+import type { Transaction } from 'kysely';
+import type { Db } from '../db/database';
+import type { Database, DonationStatus, LedgerEntryType } from '../db/schema';
+import { OPEN_STATUSES } from '../../workflows/contracts';
+import type { Posting } from '../../workflows/contracts';
+import { entrySign, statusFromNet, undoes } from './ledger-status';
+import type { LedgerNet } from './ledger-status';
+
+export interface ConfirmResult {
+  /** The donation's status after the call. */
+  status: DonationStatus;
+  /** True only for the one call that wrote the ledger entry and moved the totals. */
+  credited: boolean;
+  campaignId: string;
+}
+
+export type PostRefusal =
+  /** Nothing was credited yet: there is no money to reverse (the caller may wait). */
+  | 'not-credited'
+  /** The entry would take the net below zero or above the donation: it matches no money. */
+  | 'out-of-range'
+  /** A give-back whose reversal was never posted. */
+  | 'nothing-to-undo';
+
+export interface PostResult {
+  status: DonationStatus;
+  /** How many of the postings were inserted by this call (the others were there already). */
+  inserted: number;
+  refused: PostRefusal | undefined;
+  campaignId: string;
+}
+
+/** Late payments are credited from these too: the money arrived after the donation closed. */
+const CLOSED_UNCREDITED: DonationStatus[] = ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'];
+
+/**
+ * All SQL that moves money. Each entry is inserted once per (donation, type, provider ref) with
+ * `ON CONFLICT DO NOTHING RETURNING`; the campaign total and the donation's status move only with
+ * an entry that was inserted, in the same transaction, under a lock on the donation's row.
+ */
+export class LedgerRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Credits the donation once. An open donation is confirmed; with `late`, one closed without
+   * money (a payment that succeeded after the deadline) is too. Anything else is left alone.
+   */
+  async confirm(donationId: string, options: { late?: boolean } = {}): Promise<ConfirmResult> {
+    return this.db.transaction().execute(async (trx) => {
+      const donation = await lockDonation(trx, donationId);
+      const creditable: readonly DonationStatus[] = options.late
+        ? [...OPEN_STATUSES, ...CLOSED_UNCREDITED]
+        : OPEN_STATUSES;
+      const unchanged = {
+        status: donation.status,
+        credited: false,
+        campaignId: donation.campaign_id,
+      };
+      if (!creditable.includes(donation.status)) return unchanged;
+      const entry = await insertEntry(trx, donation, 'DONATION', '', donation.amount);
+      if (!entry) return unchanged;
+      await trx
+        .updateTable('donations')
+        .set({
+          status: 'CONFIRMED',
+          failure_reason: null,
+          confirmed_at: sql`now()`,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', donationId)
+        .execute();
+      await moveTotal(trx, donation.campaign_id, donation.amount, 1);
+      return { status: 'CONFIRMED', credited: true, campaignId: donation.campaign_id };
+    });
+  }
+
+  /**
+   * Posts the entries of one refund or dispute, in order, each once. The donation's status is
+   * derived from the net afterwards; the campaign's count drops when the net reaches zero and
+   * comes back when money does.
+   */
+  async post(donationId: string, postings: readonly Posting[]): Promise<PostResult> {
+    return this.db.transaction().execute(async (trx) => {
+      const donation = await lockDonation(trx, donationId);
+      let ledger = await netOf(trx, donationId);
+      const result = (inserted: number, refused?: PostRefusal): PostResult => ({
+        status: inserted > 0 ? statusFromNet(donation.amount, ledger) : donation.status,
+        inserted,
+        refused,
+        campaignId: donation.campaign_id,
+      });
+      if (!(await hasEntry(trx, donationId, 'DONATION', ''))) return result(0, 'not-credited');
+      let inserted = 0;
+      for (const posting of postings) {
+        const signed = entrySign[posting.entryType] * posting.amount;
+        const undone = undoes[posting.entryType];
+        if (undone && !(await hasEntry(trx, donationId, undone, posting.externalRef))) {
+          return result(inserted, 'nothing-to-undo');
+        }
+        const next = ledger.net + signed;
+        if (await hasEntry(trx, donationId, posting.entryType, posting.externalRef)) continue;
+        if (next < 0 || next > donation.amount) return result(inserted, 'out-of-range');
+        const entry = await insertEntry(
+          trx,
+          donation,
+          posting.entryType,
+          posting.externalRef,
+          signed,
+        );
+        if (!entry) continue;
+        const countDelta = ledger.net > 0 && next === 0 ? -1 : ledger.net === 0 && next > 0 ? 1 : 0;
+        await moveTotal(trx, donation.campaign_id, signed, countDelta);
+        ledger = {
+          net: next,
+          openChargebacks:
+            ledger.openChargebacks +
+            (posting.entryType === 'CHARGEBACK' ? 1 : 0) -
+            (posting.entryType === 'CHARGEBACK_REVERSAL' ? 1 : 0),
+        };
+        inserted++;
+      }
+      if (inserted > 0) {
+        await trx
+          .updateTable('donations')
+          .set({ status: statusFromNet(donation.amount, ledger), updated_at: sql`now()` })
+          .where('id', '=', donationId)
+          .execute();
+      }
+      return result(inserted);
+    });
+  }
+
+  /** A donation's entries, oldest first (operators, tests, reconciliation). */
+  entries(donationId: string) {
+    return this.db
+      .selectFrom('donation_ledger')
+      .select(['entry_type', 'external_ref', 'amount', 'created_at'])
+      .where('donation_id', '=', donationId)
+      .orderBy('id')
+      .execute();
+  }
+}
+
+type LockedDonation = Awaited<ReturnType<typeof lockDonation>>;
+
+/** Reads the donation under a row lock: its confirmations and reversals run one at a time. */
+function lockDonation(trx: Transaction<Database>, id: string) {
+  return trx
+    .selectFrom('donations')
+    .select(['id', 'status', 'campaign_id', 'amount', 'currency'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+function insertEntry(
+  trx: Transaction<Database>,
+  donation: LockedDonation,
+  entryType: LedgerEntryType,
+  externalRef: string,
+  amount: number,
+) {
+  return trx
+    .insertInto('donation_ledger')
+    .values({
+      donation_id: donation.id,
+      campaign_id: donation.campaign_id,
+      entry_type: entryType,
+      external_ref: externalRef,
+      amount,
+      currency: donation.currency,
+    })
+    .onConflict((oc) => oc.columns(['donation_id', 'entry_type', 'external_ref']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+}
+
+async function hasEntry(
+  trx: Transaction<Database>,
+  donationId: string,
+  entryType: LedgerEntryType,
+  externalRef: string,
+): Promise<boolean> {
+  const row = await trx
+    .selectFrom('donation_ledger')
+    .select('id')
+    .where('donation_id', '=', donationId)
+    .where('entry_type', '=', entryType)
+    .where('external_ref', '=', externalRef)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function netOf(trx: Transaction<Database>, donationId: string): Promise<LedgerNet> {
+  const row = await trx
+    .selectFrom('donation_ledger')
+    // SUM(bigint) is numeric; cast back so it arrives as a checked integer.
+    .select([
+      sql<number>`coalesce(sum(amount), 0)::bigint`.as('net'),
+      sql<number>`(count(*) FILTER (WHERE entry_type = 'CHARGEBACK')
+        - count(*) FILTER (WHERE entry_type = 'CHARGEBACK_REVERSAL'))::int`.as('open_chargebacks'),
+    ])
+    .where('donation_id', '=', donationId)
+    .executeTakeFirstOrThrow();
+  return { net: row.net, openChargebacks: row.open_chargebacks };
+}
+
+function moveTotal(
+  trx: Transaction<Database>,
+  campaignId: string,
+  amount: number,
+  countDelta: number,
+) {
+  return trx
+    .updateTable('campaign_totals')
+    .set({
+      confirmed_amount: sql`confirmed_amount + ${amount}`,
+      donation_count: sql`donation_count + ${countDelta}`,
+      version: sql`version + 1`,
+      updated_at: sql`now()`,
+    })
+    .where('campaign_id', '=', campaignId)
+    .execute();
+}

@@ -1,0 +1,96 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import {
+  latePaymentWorkflowId,
+  refundRequestWorkflowId,
+  reversalEventSignal,
+  reversalWorkflowId,
+  WorkflowType,
+} from '../../workflows/contracts';
+import type {
+  DisputeEvent,
+  LatePaymentInput,
+  LatePaymentWorkflow,
+  PaymentRef,
+  RefundEvent,
+  RefundRequestInput,
+  RefundRequestWorkflow,
+  ReversalWorkflow,
+} from '../../workflows/contracts';
+
+/**
+ * Starts the workflows that follow money after a donation's own workflow: one per provider
+ * refund or dispute, one per late payment, one per operator refund request. Every ID derives from
+ * the donation and the provider's ids, so the webhook intake, reconciliation, the ops CLI and
+ * activities can all call these without ever starting one twice.
+ */
+export class MoneyWorkflows {
+  constructor(
+    private readonly temporal: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /**
+   * Hands a refund or dispute event to its reversal workflow: signals the running one, or starts
+   * it (again, if an earlier run closed: a refund that failed after succeeding posts its
+   * give-back in a new run). Returns the workflow ID.
+   */
+  async followReversal(ref: PaymentRef, event: RefundEvent | DisputeEvent): Promise<string> {
+    const workflowId = reversalWorkflowId(
+      ref.donationId,
+      event.kind,
+      event.kind === 'refund' ? event.refundId : event.disputeId,
+    );
+    await this.temporal.workflow.signalWithStart<ReversalWorkflow, [RefundEvent | DisputeEvent]>(
+      WorkflowType.reversal,
+      {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [{ ...ref, event }],
+        signal: reversalEventSignal,
+        signalArgs: [event],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      },
+    );
+    return workflowId;
+  }
+
+  /** Starts the one late-payment workflow of a donation; a failed one may run again. */
+  async startLatePayment(input: LatePaymentInput): Promise<string> {
+    return this.startOnce<LatePaymentWorkflow>(
+      WorkflowType.latePayment,
+      latePaymentWorkflowId(input.donationId),
+      input,
+    );
+  }
+
+  /** Starts an operator's refund request; the same request key meets the same workflow. */
+  async startRefundRequest(input: RefundRequestInput): Promise<string> {
+    return this.startOnce<RefundRequestWorkflow>(
+      WorkflowType.refundRequest,
+      refundRequestWorkflowId(input.donationId, input.requestKey),
+      input,
+    );
+  }
+
+  private async startOnce<W extends LatePaymentWorkflow | RefundRequestWorkflow>(
+    type: string,
+    workflowId: string,
+    input: Parameters<W>[0],
+  ): Promise<string> {
+    try {
+      await this.temporal.workflow.start<W>(type, {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [input] as Parameters<W>,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      });
+    } catch (error) {
+      // Done before: it ran to its end once and is not repeated.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+    return workflowId;
+  }
+}

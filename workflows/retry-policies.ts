@@ -1,0 +1,34 @@
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
+import { nonRetryableErrorTypes } from './contracts';
+
+/** Every money step: retried with backoff until it succeeds or fails for good. */
+export const moneyActivity: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes,
+  },
+};
+
+/**
+ * The same steps run in the worker's process: no activity task round trip, so the payment
+ * action and a confirmation each cost one workflow task (docs/benchmarks.md, bench:spike).
+ */
+export const moneyLocalActivity: LocalActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: moneyActivity.retry,
+};
+
+/** Cache refreshes are best effort: the TTL bounds staleness if Redis is away. */
+export const cacheActivity: ActivityOptions = {
+  startToCloseTimeout: '5 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+};
+
+/** Reconciliation: a failed run is not retried for long; the schedule starts the next one. */
+export const reconciliationActivity: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 5 },
+};
