@@ -136,7 +136,9 @@ class CaseRun {
       case 'operator-refund': {
         this.replan(refundPlans[step.start]);
         const body = JSON.stringify({ amount: step.amount, reason: `model ${step.refund}` });
-        this.operatorRequests.set(step.refund, { key: step.requestKey, body });
+        // Operators' keys are scoped to the route, not the donation: unique per case.
+        const key = `${this.ids.key}-${step.requestKey}`;
+        this.operatorRequests.set(step.refund, { key, body });
         await this.operatorRefund(step.refund);
         const refundId = await this.newRefundAtSimulator();
         this.ids.names.set(step.refund, refundId);

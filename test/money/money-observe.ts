@@ -31,6 +31,8 @@ export interface Observed {
   /** Refunds the simulator holds for the payment: one per refund the history made. */
   providerRefunds: number;
   reversals: Record<string, string>;
+  /** Every workflow of the donation: id, status and result (for the failure report). */
+  workflows: string[];
   refusedWebhooks: { status: number; body: string }[];
 }
 
@@ -112,6 +114,19 @@ async function reversalOutcome(ctx: DriverContext, workflowId: string): Promise<
   }
 }
 
+async function workflowsOf(ctx: DriverContext, donationId: string): Promise<string[]> {
+  const lines: string[] = [];
+  const query = `TaskQueue = '${ctx.stack.config.temporal.taskQueue}'`;
+  for await (const execution of ctx.stack.temporal.workflow.list({ query })) {
+    if (!execution.workflowId.includes(donationId)) continue;
+    const handle = ctx.stack.temporal.workflow.getHandle(execution.workflowId, execution.runId);
+    const result =
+      execution.status.name === 'COMPLETED' ? JSON.stringify(await handle.result()) : '';
+    lines.push(`${execution.workflowId} ${execution.runId} ${execution.status.name} ${result}`);
+  }
+  return lines;
+}
+
 export async function observe(ctx: DriverContext, ids: CaseIds): Promise<Observed> {
   const { stack } = ctx;
   const row = await donationRow(ctx, ids.donationId);
@@ -120,7 +135,7 @@ export async function observe(ctx: DriverContext, ids: CaseIds): Promise<Observe
   const entries = (await ledgerRows(ctx, ids.donationId)).map((e) => ({
     type: e.entry_type,
     ref: byId.get(e.external_ref) ?? e.external_ref,
-    amount: Number(e.amount),
+    amount: e.amount,
   }));
   const totals = await stack.db
     .selectFrom('campaign_totals')
@@ -146,8 +161,8 @@ export async function observe(ctx: DriverContext, ids: CaseIds): Promise<Observe
     providerReference: row?.provider_reference ?? null,
     entries: sortEntries(entries),
     campaign: {
-      amount: Number(totals?.confirmed_amount ?? 0),
-      count: Number(totals?.donation_count ?? 0),
+      amount: totals?.confirmed_amount ?? 0,
+      count: totals?.donation_count ?? 0,
     },
     campaignLedger: {
       amount: nets.reduce((sum, n) => sum + Number(n.net), 0),
@@ -159,6 +174,7 @@ export async function observe(ctx: DriverContext, ids: CaseIds): Promise<Observe
       ? (stack.simulator.payment(ids.providerReference)?.refunds.length ?? 0)
       : 0,
     reversals,
+    workflows: await workflowsOf(ctx, ids.donationId),
     refusedWebhooks: ctx.recorder.refused
       .filter((r) => r.reference === ids.donationId)
       .map(({ status, body }) => ({ status, body })),
@@ -177,8 +193,16 @@ export function compare(
   if (observed.status !== expected.status) {
     problems.push(`status ${observed.status}, the model says ${expected.status}`);
   }
+  // MONEY-MODEL.md keys the DONATION entry by the provider reference: said once, on its own.
+  const donationRefs = observed.entries.filter((e) => e.type === 'DONATION' && e.ref !== 'payment');
+  for (const entry of donationRefs) {
+    problems.push(`the DONATION entry is keyed ${json(entry.ref)}, not by the provider reference`);
+  }
+  const entries = sortEntries(
+    observed.entries.map((e) => (e.type === 'DONATION' ? { ...e, ref: 'payment' } : e)),
+  );
   const want = sortEntries(expected.entries);
-  if (json(observed.entries) !== json(want)) {
+  if (json(entries) !== json(want)) {
     problems.push(`ledger ${json(observed.entries)}, the model says ${json(want)}`);
   }
   if (json(observed.campaign) !== json(expected.campaign)) {

@@ -345,7 +345,9 @@ export function expectedMoney(history: History): Expected {
 }
 
 /** Entries in one canonical order, so the model's and the ledger's can be compared. */
-export function sortEntries<T extends ExpectedEntry>(entries: readonly T[]): T[] {
-  const key = (e: ExpectedEntry) => `${e.type}|${e.ref}|${e.amount}`;
+export function sortEntries<T extends { type: string; ref: string; amount: number }>(
+  entries: readonly T[],
+): T[] {
+  const key = (e: T) => `${e.type}|${e.ref}|${e.amount}`;
   return [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }

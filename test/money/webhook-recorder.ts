@@ -77,7 +77,11 @@ export class WebhookRecorder {
     const server = this.server;
     if (!server) return;
     server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
   }
 
   private async forward(

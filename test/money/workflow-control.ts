@@ -31,7 +31,7 @@ export async function resetDonationWorkflow(
       workflowTaskFinishEventId: point.eventId,
       requestId: randomUUID(),
     });
-    return `reset run ${runId} to event ${String(point.eventId)}: new run ${reset.runId ?? '?'}`;
+    return `reset run ${runId} to event ${String(point.eventId)}: new run ${reset.runId}`;
   } catch (error) {
     return `reset refused: ${error instanceof Error ? error.message : String(error)}`;
   }
