@@ -1,109 +1,323 @@
 import { ProviderRejected } from '../../src/providers/http-json';
-import type { PaymentProvider } from '../../src/providers/payment-provider';
+import { ProviderUnavailable } from '../../src/providers/payment-provider';
+import type { PaymentProvider, WebhookEvent } from '../../src/providers/payment-provider';
+import {
+  STRIPE_API_VERSION,
+  createStripeProvider,
+} from '../../src/providers/stripe/stripe-provider';
 import { createMidtransProvider } from '../../src/providers/midtrans/midtrans-provider';
-import { createStripeProvider } from '../../src/providers/stripe/stripe-provider';
-import { createXenditProvider } from '../../src/providers/xendit/xendit-provider';
-import { fakeMidtrans, fakeStripe, fakeXendit } from '../support/fake-gateways';
-import type { FakeGateway } from '../support/fake-gateways';
+import { fakeMidtrans } from '../support/fake-midtrans';
+import type { FakeMidtrans } from '../support/fake-midtrans';
+import { fakeStripe } from '../support/fake-stripe';
+import type { FakeStripe } from '../support/fake-stripe';
 
-const request = (reference: string) => ({
-  idempotencyKey: `${reference}:create`,
-  reference,
-  amount: 50_000,
-  currency: 'IDR',
-  method: 'qris',
-  description: 'Donation to demo',
+let n = 0;
+const payment = (method: string, amount = 50_000, currency = 'IDR') => {
+  const reference = `don-${++n}-${Date.now()}`;
+  return {
+    idempotencyKey: `${reference}-create`,
+    reference,
+    amount,
+    currency,
+    method,
+    description: 'Donation to demo',
+  };
+};
+const refundOf = (providerReference: string, key: string, amount: number, currency = 'IDR') => ({
+  idempotencyKey: key,
+  providerReference,
+  amount,
+  currency,
+  reason: 'asked',
 });
 
 /**
- * Each adapter's HTTP client against a loopback server that answers like the provider's
- * documented API: create is idempotent, status reads normalize, cancel and refund work once.
+ * The Stripe adapter, on the official stripe-node client, against a loopback Stripe that
+ * answers as Stripe's API reference documents it: form bodies, idempotency keys, list objects,
+ * cancel refused for processing intents, pending and failing refunds, disputes.
  */
-describe.each([
-  {
-    name: 'midtrans',
-    secret: 'SB-Mid-server-key',
-    gateway: () => fakeMidtrans('SB-Mid-server-key'),
-    provider: (url: string, key: string) =>
-      createMidtransProvider({ baseUrl: url, serverKeys: [key] }),
-    chargeKey: (reference: string) => reference,
-    paid: 'settlement',
-  },
-  {
-    name: 'xendit',
-    secret: 'xnd_development_key',
-    gateway: () => fakeXendit('xnd_development_key'),
-    provider: (url: string, key: string) =>
-      createXenditProvider({ baseUrl: url, secretKey: key, callbackTokens: ['t'] }),
-    chargeKey: (reference: string) => `${reference}:create`,
-    paid: 'PAID',
-  },
-  {
-    name: 'stripe',
-    secret: 'sk_test_key',
-    gateway: () => fakeStripe('sk_test_key'),
-    provider: (url: string, key: string) =>
-      createStripeProvider({ baseUrl: url, secretKey: key, webhookSecrets: ['whsec_x'] }),
-    chargeKey: (reference: string) => `${reference}:create`,
-    paid: 'succeeded',
-  },
-])('$name adapter', ({ secret, gateway, provider, chargeKey, paid }) => {
-  let fake: FakeGateway;
-  let adapter: PaymentProvider;
+describe('stripe adapter against the fake Stripe API', () => {
+  const WEBHOOK_SECRET = 'whsec_fake_stripe';
+  let fake: FakeStripe;
+  let stripe: PaymentProvider;
   beforeAll(async () => {
-    fake = await gateway();
-    adapter = provider(fake.url, secret);
+    fake = await fakeStripe('sk_test_fake');
+    stripe = createStripeProvider({
+      baseUrl: fake.url,
+      secretKey: 'sk_test_fake',
+      webhookSecrets: [WEBHOOK_SECRET],
+    });
   });
   afterAll(async () => {
     await fake.close();
   });
+  /** The normalized events of everything the fake did to one intent. */
+  const eventsOf = (intentId: string): WebhookEvent[] =>
+    fake.events
+      .map((e) => {
+        const { body, header } = fake.signed(e, WEBHOOK_SECRET);
+        return stripe.parseWebhook(body, { 'stripe-signature': header });
+      })
+      .filter((e) => e.kind !== 'ignored' && e.providerReference === intentId);
 
-  it('creates a payment once however often it is asked', async () => {
-    const reference = `don-${Date.now()}`;
-    const first = await adapter.createPayment(request(reference));
-    const second = await adapter.createPayment(request(reference));
-    expect(second.providerReference).toBe(first.providerReference);
-    expect(first.status).toBe('PENDING');
-    expect(first.action.value).not.toBe('');
-    expect(fake.charges.get(chargeKey(reference))).toBe(1);
-  });
-
-  it('reads and normalizes the status, in our minor units', async () => {
-    const created = await adapter.createPayment(request(`don-status-${Date.now()}`));
-    expect(await adapter.fetchStatus(created.providerReference)).toMatchObject({
+  it('creates once per idempotency key, in hundredths of IDR, on the pinned API version', async () => {
+    const request = payment('card');
+    const first = await stripe.createPayment(request);
+    expect(await stripe.createPayment(request)).toEqual(first);
+    expect(fake.charges.get(request.idempotencyKey)).toBe(1);
+    expect(first).toMatchObject({ status: 'PENDING', action: { type: 'redirect' } });
+    expect(await stripe.fetchPayment(first.providerReference)).toEqual({
+      providerReference: first.providerReference,
       status: 'PENDING',
       amount: 50_000,
       currency: 'IDR',
+      refunds: [],
+      disputes: [],
     });
-    fake.set(created.providerReference, paid);
-    expect((await adapter.fetchStatus(created.providerReference)).status).toBe('PAID');
+    expect([...fake.apiVersions]).toEqual([STRIPE_API_VERSION]);
   });
 
-  it('cancels an unpaid payment', async () => {
-    const created = await adapter.createPayment(request(`don-cancel-${Date.now()}`));
-    const cancelled = await adapter.cancel(created.providerReference);
-    expect(['CANCELED', 'EXPIRED']).toContain(cancelled.status);
+  it('retries nothing itself, and reports 409 idempotency_key_in_use as transient', async () => {
+    fake.fault({
+      path: '/v1/payment_intents',
+      status: 409,
+      code: 'idempotency_key_in_use',
+      type: 'idempotency_error',
+    });
+    const request = payment('card');
+    await expect(stripe.createPayment(request)).rejects.toBeInstanceOf(ProviderUnavailable);
+    // Temporal's retry finds the key free and gets the one payment.
+    await stripe.createPayment(request);
+    expect(fake.charges.get(request.idempotencyKey)).toBe(1);
+    fake.fault({ path: '/v1/payment_intents', status: 500, shouldRetry: 'false' });
+    await expect(stripe.createPayment(payment('card'))).rejects.toBeInstanceOf(ProviderRejected);
+    fake.fault({ path: '/v1/payment_intents', status: 503 });
+    await expect(stripe.createPayment(payment('card'))).rejects.toBeInstanceOf(ProviderUnavailable);
   });
 
-  it('refunds once under one idempotency key', async () => {
-    const reference = `don-refund-${Date.now()}`;
-    const created = await adapter.createPayment(request(reference));
-    fake.set(created.providerReference, paid);
-    const refund = {
-      idempotencyKey: `${reference}:refund`,
-      providerReference: created.providerReference,
-      amount: 50_000,
-      reason: 'asked',
-    };
-    await adapter.refund(refund);
-    await adapter.refund(refund);
-    expect(fake.refunds.get(`${reference}:refund`)).toBe(1);
+  it('refuses a method it does not take, and bad credentials as final', async () => {
+    expect(stripe.supports('IDR', 'card')).toBe(true);
+    expect(stripe.supports('IDR', 'qris')).toBe(false);
+    await expect(stripe.createPayment(payment('qris'))).rejects.toBeInstanceOf(ProviderRejected);
+    const wrong = createStripeProvider({
+      baseUrl: fake.url,
+      secretKey: 'sk_wrong',
+      webhookSecrets: ['x'],
+    });
+    await expect(wrong.createPayment(payment('card'))).rejects.toBeInstanceOf(ProviderRejected);
   });
 
-  it('reports bad credentials as a final rejection, not a retryable outage', async () => {
-    const wrong = provider(fake.url, 'wrong-key');
-    await expect(wrong.createPayment(request(`don-auth-${Date.now()}`))).rejects.toBeInstanceOf(
+  it('cancels an unpaid intent; a processing one is refused (accepted: false) and can still succeed', async () => {
+    const open = await stripe.createPayment(payment('card'));
+    expect(await stripe.cancel(open.providerReference)).toMatchObject({
+      accepted: true,
+      payment: { status: 'CANCELED' },
+    });
+    expect((await stripe.cancel(open.providerReference)).accepted).toBe(true);
+
+    const slow = await stripe.createPayment(payment('card'));
+    fake.set(slow.providerReference, 'processing');
+    expect(await stripe.cancel(slow.providerReference)).toMatchObject({
+      accepted: false,
+      payment: { status: 'PENDING' },
+    });
+    fake.set(slow.providerReference, 'succeeded');
+    expect(await stripe.cancel(slow.providerReference)).toMatchObject({
+      accepted: false,
+      payment: { status: 'PAID' },
+    });
+    expect(eventsOf(slow.providerReference).map((e) => e.kind === 'payment' && e.status)).toEqual([
+      'PENDING',
+      'PAID',
+    ]);
+  });
+
+  it('refunds in parts, each idempotent, pending then failed or succeeded, listed by fetchPayment', async () => {
+    const paid = await stripe.createPayment(payment('card', 40_000));
+    const id = paid.providerReference;
+    fake.set(id, 'succeeded');
+    fake.refundStartsAs = 'pending';
+    try {
+      const a = await stripe.refund(refundOf(id, `${id}-refund-a`, 15_000));
+      expect(a).toMatchObject({ status: 'PENDING', amount: 15_000 });
+      expect(await stripe.refund(refundOf(id, `${id}-refund-a`, 15_000))).toEqual(a);
+      expect(fake.refunds.get(`${id}-refund-a`)).toBe(1);
+      const b = await stripe.refund(refundOf(id, `${id}-refund-b`, 25_000));
+      await expect(stripe.refund(refundOf(id, `${id}-refund-c`, 1))).rejects.toBeInstanceOf(
+        ProviderRejected,
+      );
+      fake.settleRefund(a.refundId, 'succeeded');
+      fake.settleRefund(b.refundId, 'failed');
+      expect((await stripe.fetchPayment(id)).refunds).toEqual([
+        { refundId: a.refundId, status: 'SUCCEEDED', amount: 15_000 },
+        { refundId: b.refundId, status: 'FAILED', amount: 25_000 },
+      ]);
+      // A refund that succeeded can still fail later (its money comes back).
+      fake.settleRefund(a.refundId, 'failed');
+      const refunds = eventsOf(id).filter((e) => e.kind === 'refund');
+      expect(refunds.map((e) => `${e.refundId === a.refundId ? 'a' : 'b'}:${e.status}`)).toEqual([
+        'a:PENDING',
+        'b:PENDING',
+        'a:SUCCEEDED',
+        'b:FAILED',
+        'a:FAILED',
+      ]);
+    } finally {
+      fake.refundStartsAs = 'succeeded';
+    }
+  });
+
+  it('reads disputes: open, then won or lost; an inquiry is no dispute', async () => {
+    const paid = await stripe.createPayment(payment('card'));
+    const id = paid.providerReference;
+    fake.set(id, 'succeeded');
+    fake.openDispute(id, { inquiry: true });
+    expect((await stripe.fetchPayment(id)).disputes).toEqual([]);
+    const won = fake.openDispute(id, { amount: 1_000_000 });
+    const lost = fake.openDispute(id);
+    fake.closeDispute(won, 'won');
+    fake.closeDispute(lost, 'lost');
+    expect((await stripe.fetchPayment(id)).disputes).toEqual([
+      { disputeId: won, status: 'WON', amount: 10_000 },
+      { disputeId: lost, status: 'LOST', amount: 50_000 },
+    ]);
+    const seen = eventsOf(id).filter((e) => e.kind === 'dispute');
+    expect(seen.map((e) => `${e.disputeId === won ? 'won' : 'lost'}:${e.status}`)).toEqual([
+      'won:OPEN',
+      'won:OPEN',
+      'lost:OPEN',
+      'lost:OPEN',
+      'won:WON',
+      'won:WON',
+      'lost:LOST',
+    ]);
+  });
+});
+
+/**
+ * The Midtrans adapter against a loopback Core API that answers as docs.midtrans.com documents
+ * it, edge cases included: 406 for a repeated order or refund_key, 407 for an expired
+ * transaction, 412 for a status that can no longer change, 202 for a refund the bank denies.
+ */
+describe('midtrans adapter against the fake Core API', () => {
+  const SERVER_KEY = 'SB-Mid-server-fake';
+  let fake: FakeMidtrans;
+  let midtrans: PaymentProvider;
+  beforeAll(async () => {
+    fake = await fakeMidtrans(SERVER_KEY);
+    midtrans = createMidtransProvider({ baseUrl: fake.url, serverKeys: [SERVER_KEY] });
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  const paid = async (amount = 40_000) => {
+    const created = await midtrans.createPayment(payment('qris', amount));
+    fake.set(created.providerReference, 'settlement');
+    return created.providerReference;
+  };
+
+  it('charges an order once: a retry answered 406 reads the transaction instead', async () => {
+    const request = payment('qris');
+    const first = await midtrans.createPayment(request);
+    expect(await midtrans.createPayment(request)).toEqual({
+      ...first,
+      action: expect.objectContaining({ type: 'qr' }) as unknown,
+    });
+    expect(fake.charges.get(request.reference)).toBe(1);
+    expect(first).toMatchObject({ status: 'PENDING', action: { type: 'qr' } });
+    const va = await midtrans.createPayment(payment('bank_transfer'));
+    expect(va.action).toEqual({ type: 'virtual_account', value: 'bca:490526303019299' });
+  });
+
+  it('refuses another currency and an unknown method instead of charging QRIS', async () => {
+    await expect(midtrans.createPayment(payment('qris', 500, 'USD'))).rejects.toBeInstanceOf(
       ProviderRejected,
     );
+    await expect(midtrans.createPayment(payment('gopay'))).rejects.toBeInstanceOf(ProviderRejected);
+    expect(fake.charges.size).toBe(2);
+  });
+
+  it('reads an expired transaction (407) as EXPIRED, and cancel answers what it can', async () => {
+    const expired = await midtrans.createPayment(payment('qris'));
+    fake.set(expired.providerReference, 'expire');
+    expect((await midtrans.fetchPayment(expired.providerReference)).status).toBe('EXPIRED');
+    expect(await midtrans.cancel(expired.providerReference)).toMatchObject({
+      accepted: true,
+      payment: { status: 'EXPIRED' },
+    });
+
+    const open = await midtrans.createPayment(payment('qris'));
+    expect(await midtrans.cancel(open.providerReference)).toMatchObject({
+      accepted: true,
+      payment: { status: 'CANCELED' },
+    });
+    const settled = await paid();
+    expect(await midtrans.cancel(settled)).toMatchObject({
+      accepted: false,
+      payment: { status: 'PAID' },
+    });
+  });
+
+  it('refunds with a valid refund_key; a retry answered 406 returns the refund it made', async () => {
+    const id = await paid();
+    await expect(midtrans.refund(refundOf(id, `${id}:refund`, 10_000))).rejects.toBeInstanceOf(
+      ProviderRejected,
+    );
+    fake.refundConfirmation = 'manual';
+    try {
+      const request = refundOf(id, 'don-1-refund-a', 15_000);
+      const first = await midtrans.refund(request);
+      expect(first).toMatchObject({ status: 'PENDING', amount: 15_000 });
+      expect(await midtrans.refund(request)).toEqual(first);
+      expect(fake.refunds.get('don-1-refund-a')).toBe(1);
+      const second = await midtrans.refund(refundOf(id, 'don-1-refund-b', 25_000));
+      fake.confirmRefund(id, first.refundId);
+      expect(await midtrans.fetchPayment(id)).toMatchObject({
+        status: 'PAID',
+        refunds: [
+          { refundId: first.refundId, status: 'SUCCEEDED', amount: 15_000 },
+          { refundId: second.refundId, status: 'PENDING', amount: 25_000 },
+        ],
+      });
+      // The bank-confirmed notification names the newest refund.
+      fake.confirmRefund(id);
+      expect(midtrans.parseWebhook(fake.notification(id), {})).toMatchObject({
+        kind: 'refund',
+        refundId: second.refundId,
+        status: 'SUCCEEDED',
+        providerReference: id,
+      });
+    } finally {
+      fake.refundConfirmation = 'immediate';
+    }
+  });
+
+  it('answers a refund the bank denies (202) as FAILED: the payment stays settled, a retry too', async () => {
+    const id = await paid();
+    fake.refundOutcome = 'denied';
+    try {
+      const request = refundOf(id, 'don-2-refund-a', 40_000);
+      expect(await midtrans.refund(request)).toMatchObject({ status: 'FAILED' });
+      expect(await midtrans.refund(request)).toMatchObject({ status: 'FAILED' });
+      expect(await midtrans.fetchPayment(id)).toMatchObject({ status: 'PAID', refunds: [] });
+    } finally {
+      fake.refundOutcome = 'approved';
+    }
+  });
+
+  it('verifies its notifications with the server key, as the fake signs them', async () => {
+    const id = await paid();
+    expect(midtrans.parseWebhook(fake.notification(id), {})).toMatchObject({
+      kind: 'payment',
+      status: 'PAID',
+      providerReference: id,
+    });
+    fake.set(id, 'chargeback');
+    expect(midtrans.parseWebhook(fake.notification(id), {})).toMatchObject({
+      kind: 'dispute',
+      status: 'LOST',
+      amount: 40_000,
+    });
+    expect((await midtrans.fetchPayment(id)).disputes).toHaveLength(1);
   });
 });

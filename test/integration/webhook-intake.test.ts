@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { signStandardWebhook } from '../../src/providers/standard-webhooks';
 import { midtransSignature } from '../../src/providers/midtrans/midtrans-provider';
-import { signStripe } from '../../src/providers/stripe/stripe-signature';
+import { signStripe } from '../support/stripe-signing';
 import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
 import {
   MIDTRANS_SERVER_KEY,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import formbody from '@fastify/formbody';
 
 /**
  * Loopback stand-ins for the hosted payment APIs, following their documented request and
@@ -26,73 +25,6 @@ async function listen(app: FastifyInstance, extra: Omit<FakeGateway, 'app' | 'ur
 }
 
 const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
-
-/** Midtrans Core API: /v2/charge, /v2/:order/status|cancel|refund; errors as status_code. */
-export async function fakeMidtrans(serverKey: string): Promise<FakeGateway> {
-  const app = Fastify();
-  const orders = new Map<string, Record<string, string>>();
-  const charges = new Map<string, number>();
-  const refunds = new Map<string, number>();
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.authorization !== basic(serverKey)) {
-      return reply.code(401).send({ status_code: '401', status_message: 'Unauthorized' });
-    }
-  });
-  app.post('/v2/charge', async (request) => {
-    const body = request.body as {
-      transaction_details: { order_id: string; gross_amount: number };
-    };
-    const orderId = body.transaction_details.order_id;
-    if (orders.has(orderId)) {
-      return { status_code: '406', status_message: 'The request could not be processed' };
-    }
-    const order = {
-      status_code: '201',
-      transaction_id: randomUUID(),
-      order_id: orderId,
-      gross_amount: `${body.transaction_details.gross_amount}.00`,
-      currency: 'IDR',
-      payment_type: 'qris',
-      transaction_status: 'pending',
-      qr_string: `00020101021226MIDTRANS${orderId}`,
-    };
-    orders.set(orderId, order);
-    charges.set(orderId, (charges.get(orderId) ?? 0) + 1);
-    return order;
-  });
-  const found = (id: string) =>
-    orders.get(id) ?? { status_code: '404', status_message: "Transaction doesn't exist." };
-  app.get<{ Params: { id: string } }>('/v2/:id/status', async (request) => ({
-    ...found(request.params.id),
-    ...(orders.has(request.params.id) ? { status_code: '200' } : {}),
-  }));
-  app.post<{ Params: { id: string } }>('/v2/:id/cancel', async (request) => {
-    const order = orders.get(request.params.id);
-    if (!order) return found(request.params.id);
-    if (order.transaction_status !== 'pending')
-      return { status_code: '412', status_message: 'cannot' };
-    order.transaction_status = 'cancel';
-    return { ...order, status_code: '200' };
-  });
-  app.post<{ Params: { id: string } }>('/v2/:id/refund', async (request) => {
-    const order = orders.get(request.params.id);
-    const { refund_key: key } = request.body as { refund_key: string };
-    if (!order) return found(request.params.id);
-    if (!refunds.has(key)) {
-      refunds.set(key, 1);
-      order.transaction_status = 'refund';
-    }
-    return { ...order, status_code: '200', refund_key: key };
-  });
-  return listen(app, {
-    charges,
-    refunds,
-    set: (id, status) => {
-      const order = orders.get(id);
-      if (order) order.transaction_status = status;
-    },
-  });
-}
 
 /** Xendit: /v2/invoices (X-IDEMPOTENCY-KEY), /invoices/:id/expire!, /refunds. */
 export async function fakeXendit(secretKey: string): Promise<FakeGateway> {
@@ -150,73 +82,7 @@ export async function fakeXendit(secretKey: string): Promise<FakeGateway> {
   });
 }
 
-/** Stripe: form-encoded POSTs with Idempotency-Key; /v1/payment_intents, /v1/refunds. */
-export async function fakeStripe(secretKey: string): Promise<FakeGateway> {
-  const app = Fastify();
-  await app.register(formbody);
-  const intents = new Map<string, Record<string, unknown>>();
-  const idempotent = new Map<string, unknown>();
-  const charges = new Map<string, number>();
-  const refunds = new Map<string, number>();
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.authorization !== `Bearer ${secretKey}`) {
-      return reply.code(401).send({ error: { type: 'invalid_request_error' } });
-    }
-  });
-  const once = (key: unknown, counter: Map<string, number>, make: () => unknown) => {
-    const k = String(key);
-    if (!idempotent.has(k)) {
-      idempotent.set(k, make());
-      counter.set(k, (counter.get(k) ?? 0) + 1);
-    }
-    return idempotent.get(k);
-  };
-  app.post('/v1/payment_intents', async (request) =>
-    once(request.headers['idempotency-key'], charges, () => {
-      const form = request.body as Record<string, string>;
-      const id = `pi_${randomUUID().replace(/-/g, '')}`;
-      const intent = {
-        id,
-        object: 'payment_intent',
-        amount: Number(form.amount),
-        currency: form.currency,
-        status: 'requires_payment_method',
-        client_secret: `${id}_secret_x`,
-        metadata: { donation_id: form['metadata[donation_id]'] },
-      };
-      intents.set(id, intent);
-      return intent;
-    }),
-  );
-  app.get<{ Params: { id: string } }>(
-    '/v1/payment_intents/:id',
-    async (request, reply) =>
-      intents.get(request.params.id) ??
-      reply.code(404).send({ error: { code: 'resource_missing' } }),
-  );
-  app.post<{ Params: { id: string } }>('/v1/payment_intents/:id/cancel', async (request, reply) => {
-    const intent = intents.get(request.params.id);
-    if (!intent) return reply.code(404).send({ error: { code: 'resource_missing' } });
-    if (intent.status === 'succeeded') {
-      return reply.code(400).send({ error: { code: 'payment_intent_unexpected_state' } });
-    }
-    intent.status = 'canceled';
-    return intent;
-  });
-  app.post('/v1/refunds', async (request) =>
-    once(request.headers['idempotency-key'], refunds, () => ({
-      id: `re_${randomUUID()}`,
-      object: 'refund',
-      status: 'succeeded',
-      ...(request.body as object),
-    })),
-  );
-  return listen(app, {
-    charges,
-    refunds,
-    set: (id, status) => {
-      const intent = intents.get(id);
-      if (intent) intent.status = status;
-    },
-  });
-}
+export { fakeStripe } from './fake-stripe';
+export type { FakeStripe } from './fake-stripe';
+export { fakeMidtrans } from './fake-midtrans';
+export type { FakeMidtrans } from './fake-midtrans';

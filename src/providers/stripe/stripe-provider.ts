@@ -1,6 +1,9 @@
-import { requestJson } from '../http-json';
+import Stripe from 'stripe';
+import { isSupportedCurrency } from '../../money/currency';
+import { ProviderRejected } from '../http-json';
 import { WebhookRejected } from '../payment-provider';
 import type {
+  CancelResult,
   CreatePaymentRequest,
   CreatedPayment,
   PaymentProvider,
@@ -9,229 +12,184 @@ import type {
   WebhookEvent,
   WebhookHeaders,
 } from '../payment-provider';
-import { currencyExponents, isSupportedCurrency } from '../../money/currency';
-import type { PaymentStatus } from '../../../workflows/payment-event';
-import { verifyStripe } from './stripe-signature';
+import type { DisputeRecord, RefundRecord } from '../../../workflows/contracts/provider-events';
+import { fromStripeAmount, toStripeAmount } from './stripe-amounts';
+import { stripeCall } from './stripe-errors';
+import { disputeStatus, intentStatus, normalizeStripeEvent, refundStatus } from './stripe-mapping';
 
-/** Stripe objects galang reads (stripe.com/docs/api: PaymentIntents, Refunds, Events). */
-export interface StripePaymentIntent {
-  id: string;
-  object: 'payment_intent';
-  amount: number;
-  amount_received?: number;
-  currency: string;
-  status: string;
-  client_secret?: string;
-  metadata?: Record<string, string>;
-}
+/**
+ * The API version galang is written against, pinned so an account's default version cannot
+ * change the shapes it reads (it is the version this stripe-node release is generated for).
+ */
+export const STRIPE_API_VERSION = '2026-10-28.endive';
 
-interface StripeEvent {
-  id: string;
-  type: string;
-  created: number;
-  data: { object: Record<string, unknown> };
-}
+/** Stripe's default tolerance for a webhook's timestamp, in seconds. */
+export const STRIPE_TOLERANCE_SECONDS = 300;
 
 export interface StripeOptions {
+  /** https://api.stripe.com, or a loopback fake in tests. */
   baseUrl: string;
   secretKey: string;
+  /** Every endpoint secret accepted; more than one while a secret is rolled. */
   webhookSecrets: readonly string[];
   now?: () => number;
 }
 
-/** Stripe's zero-decimal currencies; every other one (IDR included) counts in hundredths. */
-const ZERO_DECIMAL = new Set([
-  'BIF',
-  'CLP',
-  'DJF',
-  'GNF',
-  'JPY',
-  'KMF',
-  'KRW',
-  'MGA',
-  'PYG',
-  'RWF',
-  'UGX',
-  'VND',
-  'VUV',
-  'XAF',
-  'XOF',
-  'XPF',
-]);
+/** The methods galang asks Stripe for; each becomes the intent's `allowed_payment_method_types`. */
+const METHODS = new Set(['card']);
 
-/** Our minor units (ISO 4217) → Stripe's: IDR 50000 (exponent 0) is Stripe's 5000000. */
-export function toStripeAmount(amount: number, currency: string): number {
-  const iso = isSupportedCurrency(currency) ? currencyExponents[currency] : 2;
-  const stripe = ZERO_DECIMAL.has(currency) ? 0 : 2;
-  return amount * 10 ** (stripe - iso);
+function header(headers: WebhookHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
-export function fromStripeAmount(amount: number, currency: string): number {
-  const iso = isSupportedCurrency(currency) ? currencyExponents[currency] : 2;
-  const stripe = ZERO_DECIMAL.has(currency) ? 0 : 2;
-  return amount / 10 ** (stripe - iso);
+/** A stripe-node client for `baseUrl`, retrying nothing itself: Temporal owns the retries. */
+export function createStripeClient(options: Pick<StripeOptions, 'baseUrl' | 'secretKey'>) {
+  const url = new URL(options.baseUrl);
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return new Stripe(options.secretKey, {
+    apiVersion: STRIPE_API_VERSION,
+    maxNetworkRetries: 0,
+    timeout: 10_000,
+    host: url.hostname,
+    port: url.port || (protocol === 'http' ? 80 : 443),
+    protocol,
+    telemetry: false,
+  });
 }
-
-const intentStatuses: Record<string, PaymentStatus> = {
-  requires_payment_method: 'PENDING',
-  requires_confirmation: 'PENDING',
-  requires_action: 'PENDING',
-  processing: 'PENDING',
-  requires_capture: 'PENDING',
-  succeeded: 'PAID',
-  canceled: 'CANCELED',
-};
 
 /**
- * Stripe PaymentIntents. Every POST carries an `Idempotency-Key` derived from the donation, so
- * a retried call returns the first result. Webhooks are signed with a timestamp, so they are
- * trusted without a status read.
+ * Stripe PaymentIntents through the official client. Every POST carries an idempotency key
+ * derived from the donation (Stripe keeps keys at least 24 hours). Events are signed over the
+ * raw body with a timestamp, so they are acted on without a status read.
  */
 export function createStripeProvider(options: StripeOptions): PaymentProvider {
   const now = options.now ?? Date.now;
-  const call = <T>(path: string, method: string, form?: Record<string, string>, key?: string) =>
-    requestJson<T>(`${options.baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${options.secretKey}`,
-        ...(key ? { 'idempotency-key': key } : {}),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      rawBody: form ? new URLSearchParams(form).toString() : undefined,
-    });
-  const snapshot = (intent: StripePaymentIntent): PaymentSnapshot => {
-    const currency = intent.currency.toUpperCase();
+  const stripe = createStripeClient(options);
+
+  const snapshot = async (intent: Stripe.PaymentIntent): Promise<PaymentSnapshot> => {
+    const [refunds, disputes] = await Promise.all([
+      stripeCall(() =>
+        stripe.refunds
+          .list({ payment_intent: intent.id, limit: 100 })
+          .autoPagingToArray({ limit: 10_000 }),
+      ),
+      stripeCall(() =>
+        stripe.disputes
+          .list({ payment_intent: intent.id, limit: 100 })
+          .autoPagingToArray({ limit: 10_000 }),
+      ),
+    ]);
+    const paid = intent.status === 'succeeded' && intent.amount_received > 0;
     return {
       providerReference: intent.id,
-      status: intentStatuses[intent.status] ?? 'PENDING',
-      amount: fromStripeAmount(intent.amount_received || intent.amount, currency),
-      currency,
+      status: intentStatus(intent.status),
+      amount: fromStripeAmount(paid ? intent.amount_received : intent.amount, intent.currency),
+      currency: intent.currency.toUpperCase(),
+      refunds: refunds.map(refundRecord),
+      disputes: disputes.flatMap((d): DisputeRecord[] => {
+        const status = disputeStatus(d.status);
+        return status
+          ? [{ disputeId: d.id, status, amount: fromStripeAmount(d.amount, d.currency) }]
+          : [];
+      }),
     };
   };
-  const intent = (id: string) =>
-    call<StripePaymentIntent>(`/v1/payment_intents/${encodeURIComponent(id)}`, 'GET');
+  const retrieve = (id: string) => stripeCall(() => stripe.paymentIntents.retrieve(id));
 
   return {
     name: 'stripe',
     verifyBeforeCredit: false,
 
+    supports: (currency, method) => isSupportedCurrency(currency) && METHODS.has(method),
+    refundable: (method) => METHODS.has(method),
+
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
-      const created = await call<StripePaymentIntent>(
-        '/v1/payment_intents',
-        'POST',
-        {
-          amount: String(toStripeAmount(request.amount, request.currency)),
-          currency: request.currency.toLowerCase(),
-          description: request.description,
-          'metadata[donation_id]': request.reference,
-          'automatic_payment_methods[enabled]': 'true',
-        },
-        request.idempotencyKey,
+      if (!METHODS.has(request.method)) throw new ProviderRejected(422, 'payment method');
+      const intent = await stripeCall(() =>
+        stripe.paymentIntents.create(
+          {
+            amount: toStripeAmount(request.amount, request.currency),
+            currency: request.currency.toLowerCase(),
+            description: request.description,
+            metadata: { donation_id: request.reference },
+            allowed_payment_method_types: [request.method],
+          },
+          { idempotencyKey: request.idempotencyKey },
+        ),
       );
       return {
-        providerReference: created.id,
-        status: snapshot(created).status,
-        action: { type: 'redirect', value: created.client_secret ?? '' },
+        providerReference: intent.id,
+        status: intentStatus(intent.status),
+        action: { type: 'redirect', value: intent.client_secret ?? '' },
       };
     },
 
-    async fetchStatus(id: string): Promise<PaymentSnapshot> {
-      return snapshot(await intent(id));
+    async fetchPayment(id: string): Promise<PaymentSnapshot> {
+      return snapshot(await retrieve(id));
     },
 
-    async cancel(id: string): Promise<PaymentSnapshot> {
-      return snapshot(
-        await call<StripePaymentIntent>(
-          `/v1/payment_intents/${encodeURIComponent(id)}/cancel`,
-          'POST',
-          {},
+    async cancel(id: string): Promise<CancelResult> {
+      try {
+        const canceled = await stripeCall(() => stripe.paymentIntents.cancel(id));
+        return { accepted: true, payment: await snapshot(canceled) };
+      } catch (error) {
+        // A `processing` or `succeeded` intent cannot be canceled (payment_intent_unexpected_state).
+        if (!(error instanceof ProviderRejected) || error.status !== 400) throw error;
+        const intent = await retrieve(id);
+        return { accepted: intent.status === 'canceled', payment: await snapshot(intent) };
+      }
+    },
+
+    async refund(request: RefundRequest): Promise<RefundRecord> {
+      const refund = await stripeCall(() =>
+        stripe.refunds.create(
+          {
+            payment_intent: request.providerReference,
+            amount: toStripeAmount(request.amount, request.currency),
+            reason: 'requested_by_customer',
+          },
+          { idempotencyKey: request.idempotencyKey },
         ),
       );
-    },
-
-    async refund(request: RefundRequest): Promise<PaymentSnapshot> {
-      const current = await intent(request.providerReference);
-      const currency = current.currency.toUpperCase();
-      await call(
-        '/v1/refunds',
-        'POST',
-        {
-          payment_intent: request.providerReference,
-          amount: String(toStripeAmount(request.amount, currency)),
-          reason: 'requested_by_customer',
-        },
-        request.idempotencyKey,
-      );
-      const paid = snapshot(current);
-      return { ...paid, status: request.amount < paid.amount ? 'PARTIALLY_REFUNDED' : 'REFUNDED' };
+      return refundRecord(refund);
     },
 
     parseWebhook(rawBody: Buffer, headers: WebhookHeaders): WebhookEvent {
-      const header = headers['stripe-signature'];
-      const verdict = verifyStripe({
-        secrets: options.webhookSecrets,
-        header: typeof header === 'string' ? header : undefined,
-        body: rawBody,
-        nowSeconds: Math.floor(now() / 1000),
-      });
-      if (!verdict.ok) throw new WebhookRejected('signature', verdict.reason);
-      let event: Partial<StripeEvent>;
-      try {
-        event = JSON.parse(rawBody.toString('utf8')) as Partial<StripeEvent>;
-      } catch {
-        throw new WebhookRejected('malformed', 'body is not JSON');
+      const signature = header(headers, 'stripe-signature');
+      if (!signature) throw new WebhookRejected('signature', 'missing Stripe-Signature');
+      // stripe-node takes the receive time in milliseconds.
+      const receivedAt = now();
+      let event: Stripe.Event | undefined;
+      let reason = 'no endpoint secret matches';
+      for (const secret of options.webhookSecrets) {
+        try {
+          event = stripe.webhooks.constructEvent(
+            rawBody,
+            signature,
+            secret,
+            STRIPE_TOLERANCE_SECONDS,
+            undefined,
+            receivedAt,
+          );
+          break;
+        } catch (error) {
+          if (!(error instanceof Stripe.errors.StripeSignatureVerificationError)) {
+            throw new WebhookRejected('malformed', 'body is not a Stripe event');
+          }
+          reason = error.message;
+        }
       }
-      return normalize(event);
+      if (!event) throw new WebhookRejected('signature', reason);
+      return normalizeStripeEvent(event);
     },
   };
 }
 
-function normalize(event: Partial<StripeEvent>): WebhookEvent {
-  const object: Record<string, unknown> = event.data?.object ?? {};
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const num = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
-  const currency = str(object.currency)?.toUpperCase();
-  let status: PaymentStatus | undefined;
-  let reference: string | undefined;
-  let amount: number | undefined;
-  switch (event.type) {
-    case 'payment_intent.succeeded':
-    case 'payment_intent.canceled':
-    case 'payment_intent.processing':
-    case 'payment_intent.payment_failed':
-      status = intentStatuses[str(object.status) ?? ''];
-      reference = str(object.id);
-      amount = num(object.amount_received) || num(object.amount);
-      break;
-    case 'charge.refunded':
-      status =
-        num(object.amount_refunded) === num(object.amount) ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
-      reference = str(object.payment_intent);
-      amount = num(object.amount);
-      break;
-    case 'charge.dispute.created':
-      status = 'CHARGED_BACK';
-      reference = str(object.payment_intent);
-      amount = num(object.amount);
-      break;
-    default:
-      break;
-  }
-  if (typeof event.id !== 'string' || !status || !reference || amount === undefined || !currency) {
-    throw new WebhookRejected(
-      'malformed',
-      `not a payment event galang handles (${String(event.type)})`,
-    );
-  }
-  const metadata = object.metadata as Record<string, unknown> | undefined;
+function refundRecord(refund: Stripe.Refund): RefundRecord {
   return {
-    eventKey: event.id,
-    donationRef: str(metadata?.donation_id) ?? '',
-    providerReference: reference,
-    status,
-    amount: fromStripeAmount(amount, currency),
-    currency,
-    occurredAt: new Date((num(event.created) ?? 0) * 1000).toISOString(),
-    raw: event,
+    refundId: refund.id,
+    status: refundStatus(refund.status),
+    amount: fromStripeAmount(refund.amount, refund.currency),
   };
 }
