@@ -168,7 +168,7 @@ export function createDonationActivities(deps: ActivityDeps) {
     async confirmDonation(donationId: string, late = false): Promise<ConfirmResult> {
       const result = await deps.ledger.confirm(donationId, { late });
       log.info('donation confirmed', { donationId, late, ...result });
-      if (result.credited) {
+      if (result.inserted) {
         // Only the call that credited observes, so a re-run never counts a donation twice.
         await observeConfirmation(deps, donationId);
         await refreshProgress(deps, result.campaignId);

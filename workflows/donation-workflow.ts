@@ -84,23 +84,29 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
     note(next === state.payment ? `${source}-ignored` : source, event.status);
     state.payment = next;
   };
+  const takeUnverified = () => {
+    const was = unverified;
+    unverified = false;
+    return was;
+  };
   const decided = () => state.payment !== undefined && isDecided(state.payment.status);
+  const paid = () => state.payment?.status === 'PAID';
 
-  setHandler(paymentEventSignal, (event) => {
-    if (
-      state.providerReference !== undefined &&
-      event.providerReference !== state.providerReference
-    ) {
+  /** Notifications that came before the payment existed wait until its reference is known. */
+  const early: PaymentEvent[] = [];
+  const onPaymentEvent = (event: PaymentEvent) => {
+    if (state.providerReference === undefined) {
+      early.push(event);
+    } else if (event.providerReference !== state.providerReference) {
       note('payment-event-mismatched', event.providerReference);
-      return;
-    }
-    if (input.verifyPaymentStatus) {
+    } else if (input.verifyPaymentStatus) {
       unverified = true;
       note('payment-event-to-verify', event.status);
-      return;
+    } else {
+      accept(event, 'payment-event');
     }
-    accept(event, 'payment-event');
-  });
+  };
+  setHandler(paymentEventSignal, onPaymentEvent);
   setHandler(getStateQuery, () => state);
   setHandler(paymentActionUpdate, async () => {
     await condition(() => state.action !== undefined || refusal !== undefined);
@@ -130,6 +136,7 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   state.action = started.action;
   state.providerReference = reference;
   setStatus('AWAITING_PAYMENT');
+  early.splice(0).forEach(onPaymentEvent);
 
   const ask = async (): Promise<PaymentSnapshot> => {
     const truth = await fetchPayment(input.provider, reference);
@@ -143,11 +150,12 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
         .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
         .add(1, { reason });
     }
-    if (state.payment?.status === 'PAID') {
+    const payment = state.payment;
+    if (status !== 'NEEDS_REVIEW' && payment?.status === 'PAID') {
       // A success raced the ending: the late-payment workflow verifies and credits it.
       await startLatePayment({
         ...paymentRef(input, reference),
-        event: state.payment,
+        event: payment,
         amount: input.amount,
         currency: input.currency,
       });
@@ -178,36 +186,32 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   };
 
   const deadline = new Date().getTime() + input.paymentTimeoutSeconds * 1000;
-  while (
-    await condition(() => unverified || decided(), Math.max(0, deadline - new Date().getTime()))
-  ) {
-    if (unverified) {
-      unverified = false;
-      await ask();
-    }
+  const untilDeadline = () => Math.max(0, deadline - new Date().getTime());
+  while (await condition(() => unverified || decided(), untilDeadline())) {
+    if (takeUnverified()) await ask();
     if (decided()) return settle();
   }
 
   // The webhook may be late or lost: the provider's own answer decides, never the clock alone.
   note('deadline-reached');
   await ask();
-  if (!decided()) {
-    const closed = await closePayment(input.provider, reference);
-    accept(eventFrom(closed.payment, 'cancel'), 'cancel');
-    if (!decided() && closed.accepted) return finish('EXPIRED', 'no-payment-before-deadline');
-  }
+  if (decided()) return settle();
+  const closed = await closePayment(input.provider, reference);
+  accept(eventFrom(closed.payment, 'cancel'), 'cancel');
+  const expired = () => finish('EXPIRED', 'no-payment-before-deadline');
+  if (paid()) return settle();
+  if (closed.accepted || decided()) return expired();
   // The provider would not close it (a payment in processing): it may still succeed.
   const horizon = deadline + (input.settleHorizonSeconds ?? DEFAULT_SETTLE_HORIZON_SECONDS) * 1000;
   let interval = 5_000;
   while (!decided()) {
     const left = horizon - new Date().getTime();
     if (left <= 0) return finish('NEEDS_REVIEW', 'payment-unsettled-after-horizon');
-    await condition(() => unverified, Math.min(interval, left));
-    unverified = false;
-    await ask();
+    const woken = await condition(() => unverified || decided(), Math.min(interval, left));
+    if (takeUnverified() || !woken) await ask();
     interval = Math.min(interval * 2, MAX_CHECK_INTERVAL_MS);
   }
-  return settle();
+  return paid() ? settle() : expired();
 }
 
 function paymentRef(input: DonationInput, providerReference: string) {

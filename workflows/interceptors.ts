@@ -1,5 +1,5 @@
 import { defaultPayloadConverter, workflowInfo } from '@temporalio/workflow';
-import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import type { Headers, WorkflowInterceptorsFactory } from '@temporalio/workflow';
 
 /** The activity header that carries the HTTP request's correlation id (`X-Request-Id`). */
 export const CORRELATION_HEADER = 'galang-correlation-id';
@@ -16,17 +16,20 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
         const correlationId = workflowInfo().memo?.correlationId;
         return next(typeof correlationId === 'string' ? { ...input, correlationId } : input);
       },
-      scheduleActivity(input, next) {
-        const correlationId = workflowInfo().memo?.correlationId;
-        if (typeof correlationId !== 'string') return next(input);
-        return next({
-          ...input,
-          headers: {
-            ...input.headers,
-            [CORRELATION_HEADER]: defaultPayloadConverter.toPayload(correlationId),
-          },
-        });
-      },
+      scheduleActivity: (input, next) => next(withCorrelation(input)),
+      scheduleLocalActivity: (input, next) => next(withCorrelation(input)),
     },
   ],
 });
+
+function withCorrelation<T extends { headers: Headers }>(input: T): T {
+  const correlationId = workflowInfo().memo?.correlationId;
+  if (typeof correlationId !== 'string') return input;
+  return {
+    ...input,
+    headers: {
+      ...input.headers,
+      [CORRELATION_HEADER]: defaultPayloadConverter.toPayload(correlationId),
+    },
+  };
+}

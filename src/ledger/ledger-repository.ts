@@ -10,8 +10,10 @@ import type { LedgerNet } from './ledger-status';
 export interface ConfirmResult {
   /** The donation's status after the call. */
   status: DonationStatus;
-  /** True only for the one call that wrote the ledger entry and moved the totals. */
+  /** Whether the donation's money is in the ledger, by this call or an earlier one. */
   credited: boolean;
+  /** True only for the one call that wrote the ledger entry and moved the totals. */
+  inserted: boolean;
   campaignId: string;
 }
 
@@ -52,14 +54,15 @@ export class LedgerRepository {
       const creditable: readonly DonationStatus[] = options.late
         ? [...OPEN_STATUSES, ...CLOSED_UNCREDITED]
         : OPEN_STATUSES;
-      const unchanged = {
+      const unchanged = async (): Promise<ConfirmResult> => ({
         status: donation.status,
-        credited: false,
+        credited: await hasEntry(trx, donationId, 'DONATION', ''),
+        inserted: false,
         campaignId: donation.campaign_id,
-      };
-      if (!creditable.includes(donation.status)) return unchanged;
+      });
+      if (!creditable.includes(donation.status)) return unchanged();
       const entry = await insertEntry(trx, donation, 'DONATION', '', donation.amount);
-      if (!entry) return unchanged;
+      if (!entry) return unchanged();
       await trx
         .updateTable('donations')
         .set({
@@ -71,7 +74,12 @@ export class LedgerRepository {
         .where('id', '=', donationId)
         .execute();
       await moveTotal(trx, donation.campaign_id, donation.amount, 1);
-      return { status: 'CONFIRMED', credited: true, campaignId: donation.campaign_id };
+      return {
+        status: 'CONFIRMED',
+        credited: true,
+        inserted: true,
+        campaignId: donation.campaign_id,
+      };
     });
   }
 

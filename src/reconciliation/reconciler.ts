@@ -2,7 +2,6 @@ import type { ProgressCache } from '../campaigns/progress-cache';
 import type { DeliveryLog, WebhookDelivery } from '../webhooks/webhook-delivery';
 import type { InboxEntry, WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 import type { CampaignDrift, ReconciliationRepository } from './reconciliation-repository';
-import type { CampaignRepair } from '../../workflows/contracts';
 import type { StuckDonations } from './stuck-donations';
 import type { ReconciliationReport, StuckDecision, TotalsResult } from '../../workflows/contracts';
 

@@ -150,7 +150,7 @@ describe('a donation, end to end', () => {
     );
     expect(recorded.meta).toMatchObject({
       correlationId: requestId,
-      activityType: 'recordDonation',
+      activityType: 'startPayment',
     });
   });
 

@@ -1,8 +1,7 @@
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import { donationWorkflowId } from '../../src/donations/donation';
-import { paymentEventSignal } from '../../workflows/donation-workflow';
-import type { DonationState } from '../../workflows/donation-workflow';
-import type { PaymentEvent, PaymentStatus } from '../../workflows/payment-event';
+import { getStateQuery, paymentEventSignal } from '../../workflows/contracts';
+import type { PaymentEvent, PaymentStatus } from '../../workflows/contracts';
 import {
   clientAScope,
   effectsOf,
@@ -113,9 +112,10 @@ describe('donation lifecycle', () => {
     const id = planned(key, { autoPayMs: -1 });
     expect((await postDonation(stack.apiUrl, key, donationBody(campaignId))).status).toBe(202);
     const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
-    await handle.signal(paymentEventSignal, paymentEvent('PAID', 'settlement-1'));
-    await handle.signal(paymentEventSignal, paymentEvent('PAID', 'settlement-1'));
-    await handle.signal(paymentEventSignal, paymentEvent('PENDING', 'pending-late'));
+    const reference = await paymentOf(stack, id);
+    await handle.signal(paymentEventSignal, paymentEvent(reference, 'PAID', 'settlement-1'));
+    await handle.signal(paymentEventSignal, paymentEvent(reference, 'PAID', 'settlement-1'));
+    await handle.signal(paymentEventSignal, paymentEvent(reference, 'PENDING', 'pending-late'));
     expect(await handle.result()).toMatchObject({ status: 'CONFIRMED', credited: true });
     expect((await effectsOf(stack, id)).ledger).toHaveLength(1);
   });
@@ -125,9 +125,10 @@ describe('donation lifecycle', () => {
     const id = planned(key, { autoPayMs: -1 });
     expect((await postDonation(stack.apiUrl, key, donationBody(campaignId))).status).toBe(202);
     const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
-    await handle.signal(paymentEventSignal, paymentEvent('PENDING', 'pending-1'));
+    const reference = await paymentOf(stack, id);
+    await handle.signal(paymentEventSignal, paymentEvent(reference, 'PENDING', 'pending-1'));
     const state = await eventually(async () => {
-      const s = await handle.query<DonationState>('getState');
+      const s = await handle.query(getStateQuery);
       return s.timeline.some((t) => t.event === 'payment-event') ? s : undefined;
     });
     expect(state.payment?.status).toBe('PENDING');
@@ -173,7 +174,7 @@ describe('donation lifecycle', () => {
     expect((await refund()).headers.get('idempotent-replayed')).toBe('true');
 
     await waitForStatus(stack, id, 'REFUNDED');
-    expect(stack.simulator.refundCount(`${id}:refund`)).toBe(1);
+    expect(stack.simulator.paymentByReference(id)?.refunds).toHaveLength(1);
     expect((await effectsOf(stack, id)).ledger).toEqual([
       { entry_type: 'DONATION', amount: 40_000 },
       { entry_type: 'REFUND', amount: -40_000 },
@@ -197,9 +198,7 @@ describe('donation lifecycle', () => {
     const response = await postDonation(stack.apiUrl, key, donationBody(campaignId, 30_000));
     const { id } = (await response.json()) as { id: string };
     await workflowResult(stack, id);
-    const payment = stack.simulator.paymentByReference(id);
-    stack.simulator.transition(payment?.id ?? '', 'chargeback');
-    stack.simulator.transition(payment?.id ?? '', 'chargeback');
+    stack.simulator.openDispute(await paymentOf(stack, id));
 
     await waitForStatus(stack, id, 'CHARGED_BACK');
     expect((await effectsOf(stack, id)).ledger).toEqual([
@@ -238,12 +237,11 @@ describe('providers whose notifications cannot prove themselves', () => {
       const { id } = (await response.json()) as { id: string };
       const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
       // A notification that says "paid" while the provider says "pending" (forged or early).
-      await handle.signal(paymentEventSignal, paymentEvent('PAID', 'forged'));
+      const reference = await paymentOf(stack, id);
+      await handle.signal(paymentEventSignal, paymentEvent(reference, 'PAID', 'forged'));
       const doubted = await eventually(async () => {
-        const state = await handle.query<DonationState>('getState');
-        return state.timeline.some((t) => t.event === 'unconfirmed-notification')
-          ? state
-          : undefined;
+        const state = await handle.query(getStateQuery);
+        return state.timeline.some((t) => t.event === 'provider-status') ? state : undefined;
       });
       expect(doubted.status).toBe('AWAITING_PAYMENT');
       expect((await effectsOf(stack, id)).ledger).toEqual([]);
@@ -257,9 +255,20 @@ describe('providers whose notifications cannot prove themselves', () => {
   });
 });
 
+/** The provider's id of the donation's payment, once the workflow has created it. */
+async function paymentOf(stack: Stack, donationId: string): Promise<string> {
+  return eventually(async () => stack.simulator.paymentByReference(donationId)?.id);
+}
+
 /** A normalized payment event for a 50 000 IDR donation, as the webhook intake would signal it. */
-function paymentEvent(status: PaymentStatus, eventKey: string): PaymentEvent {
+function paymentEvent(
+  providerReference: string,
+  status: PaymentStatus,
+  eventKey: string,
+): PaymentEvent {
   return {
+    kind: 'payment',
+    providerReference,
     eventKey,
     status,
     amount: 50_000,

@@ -5,7 +5,7 @@ import {
   reconciliationScheduleId,
   runReconciliationNow,
 } from '../../src/reconciliation/reconciliation-schedule';
-import type { ReconciliationReport } from '../../src/reconciliation/reconciler';
+import type { ReconciliationReport } from '../../workflows/contracts';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import { effectsOf, totalsOf, waitForStatus, workflowResult } from '../support/donations';
@@ -42,6 +42,7 @@ describe('reconciliation', () => {
   /** A paid event recorded in the inbox ten minutes ago and never delivered (the API crashed). */
   async function lostWebhook(donationId: string, amount: number): Promise<string> {
     const event: WebhookEvent = {
+      kind: 'payment',
       eventKey: `lost-${donationId}`,
       status: 'PAID',
       amount,
@@ -49,7 +50,6 @@ describe('reconciliation', () => {
       occurredAt: new Date().toISOString(),
       donationRef: donationId,
       providerReference: stack.simulator.paymentByReference(donationId)?.id ?? '',
-      raw: {},
     };
     const row = await new WebhookInboxRepository(stack.db).insert('simulator', event, '{}');
     if (!row) throw new Error('inbox row not recorded');

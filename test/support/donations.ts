@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/database';
 import { donationWorkflowId } from '../../src/donations/donation';
 import { DonationRepository } from '../../src/donations/donation-repository';
+import { LedgerRepository } from '../../src/ledger/ledger-repository';
 import type { DonationStatus } from '../../src/db/schema';
 import { CLIENT_SECRET, donationBody, eventually } from './stack';
 import type { Stack } from './stack';
@@ -123,5 +124,5 @@ export async function creditDonation(db: Db, campaignId: string, amount: number)
     paymentTimeoutSeconds: 60,
     correlationId: donationId,
   });
-  await donations.confirm(donationId);
+  await new LedgerRepository(db).confirm(donationId);
 }

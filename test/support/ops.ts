@@ -16,7 +16,7 @@ export async function ops(stack: Stack, ...argv: string[]) {
         db: stack.db,
         temporal: stack.temporal,
         progressCache: new ProgressCache(stack.redis, stack.config.progress),
-        providers: new Map(),
+        providers: stack.providers,
       }),
   );
   return { code, out: out.join('\n'), err: err.join('\n') };

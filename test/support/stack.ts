@@ -12,9 +12,8 @@ import { removeStoreFiles } from '../../src/idempotency/claims-location';
 import { IdempotencyStore } from '../../src/idempotency/idempotency-store';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
-import { DonationRepository } from '../../src/donations/donation-repository';
 import { createMidtransProvider } from '../../src/providers/midtrans/midtrans-provider';
-import type { PaymentProvider } from '../../src/providers/payment-provider';
+import type { PaymentProvider, ProviderRegistry } from '../../src/providers/payment-provider';
 import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
 import { PaymentSimulator } from '../../src/providers/simulator/simulator-server';
 import type { SimulatorKnobs } from '../../src/providers/simulator/simulator-server';
@@ -23,7 +22,6 @@ import { createXenditProvider } from '../../src/providers/xendit/xendit-provider
 import { createTemporalClient } from '../../src/temporal/temporal-client';
 import { createDonationWorker } from '../../src/temporal/worker';
 import { createMetrics } from '../../src/observability/metrics';
-import { createReconciler } from '../../src/reconciliation/create-reconciler';
 import { testState } from './test-env';
 
 export const CLIENT_SECRET = 'secret-a-123';
@@ -40,6 +38,8 @@ export interface Stack {
   temporal: ReturnType<typeof createTemporalClient>;
   store: IdempotencyStore;
   simulatorUrl: string;
+  /** The providers the API and the worker use (the ops CLI's too, in tests). */
+  providers: ProviderRegistry;
   /** Stops the in-process worker mid-flight and starts a new one on the same task queue. */
   restartWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -214,6 +214,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     temporal: apiTemporal,
     store,
     simulatorUrl,
+    providers,
     async restartWorker() {
       if (!worker || !workerSetup) throw new Error('This stack runs no worker of its own');
       worker.worker.shutdown();

@@ -1,6 +1,6 @@
 import { formatMinorUnits, isSupportedCurrency } from '../../src/money/currency';
-import { isSettled, reducePayment } from '../../workflows/payment-event';
-import type { PaymentEvent, PaymentStatus } from '../../workflows/payment-event';
+import { isDecided, reducePayment } from '../../workflows/payment-state';
+import type { PaymentEvent, PaymentStatus } from '../../workflows/contracts';
 
 describe('money in minor units', () => {
   it('formats by the ISO 4217 exponent', () => {
@@ -19,7 +19,9 @@ describe('money in minor units', () => {
 
 describe('payment event reducer', () => {
   const event = (status: PaymentStatus, key: string = status): PaymentEvent => ({
+    kind: 'payment',
     eventKey: key,
+    providerReference: 'pay_1',
     status,
     amount: 100,
     currency: 'IDR',
@@ -36,10 +38,15 @@ describe('payment event reducer', () => {
     expect(reducePayment(paid, event('PAID', 'b'))).toBe(paid);
   });
 
-  it('lets a refund follow a payment', () => {
-    const paid = reducePayment(undefined, event('PAID'));
-    expect(reducePayment(paid, event('REFUNDED'))?.status).toBe('REFUNDED');
-    expect(isSettled('PENDING')).toBe(false);
-    expect(isSettled('PAID')).toBe(true);
+  it('never drops a success: PAID after a decline, a cancel or an expiry is taken', () => {
+    for (const ending of ['DECLINED', 'CANCELED', 'EXPIRED'] as const) {
+      const failed = reducePayment(undefined, event(ending));
+      expect(reducePayment(failed, event('PAID'))?.status).toBe('PAID');
+      expect(reducePayment(reducePayment(failed, event('PAID')), event(ending))?.status).toBe(
+        'PAID',
+      );
+    }
+    expect(isDecided('PENDING')).toBe(false);
+    expect(isDecided('DECLINED')).toBe(true);
   });
 });

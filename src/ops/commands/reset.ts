@@ -68,7 +68,12 @@ keyed by the donation (docs/operations.md, "Resetting a workflow safely").
     const history = await historySummary(ctx, donation.workflowId);
     const point = resetPoint(history, args);
     const rerun = history
-      .filter((line) => line.eventId > point.eventId && line.type === 'ACTIVITY_TASK_SCHEDULED')
+      .filter(
+        (line) =>
+          line.eventId > point.eventId &&
+          (line.type === 'ACTIVITY_TASK_SCHEDULED' || line.type === 'MARKER_RECORDED') &&
+          line.detail !== undefined,
+      )
       .map((line) => line.detail);
     const plan = {
       workflowId: donation.workflowId,

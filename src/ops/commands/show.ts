@@ -17,6 +17,20 @@ export interface HistoryLine {
   detail?: string;
 }
 
+/** The activity a local-activity marker records (the SDK's marker data is JSON). */
+function localActivityType(
+  marker: temporal.api.history.v1.IMarkerRecordedEventAttributes | null | undefined,
+): string | undefined {
+  const data = marker?.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: unknown };
+    return typeof parsed.activity_type === 'string' ? parsed.activity_type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function historySummary(ctx: OpsContext, workflowId: string): Promise<HistoryLine[]> {
   const history = await ctx.temporal.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).map((event) => {
@@ -24,6 +38,7 @@ export async function historySummary(ctx: OpsContext, workflowId: string): Promi
     const seconds = Number(event.eventTime?.seconds ?? 0);
     const detail =
       event.activityTaskScheduledEventAttributes?.activityType?.name ??
+      localActivityType(event.markerRecordedEventAttributes) ??
       event.workflowExecutionSignaledEventAttributes?.signalName ??
       event.activityTaskFailedEventAttributes?.failure?.message ??
       event.workflowExecutionTerminatedEventAttributes?.reason ??
