@@ -3,7 +3,7 @@
  * Temporal), and how it differs from the reference model's expectation.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { reversalWorkflowId } from '../../workflows/contracts';
+import { donationWorkflowId, getStateQuery, reversalWorkflowId } from '../../workflows/contracts';
 import type { ReversalResult } from '../../workflows/contracts';
 import type { DriverContext } from './driver-context';
 import type { Expected } from './reference-model';
@@ -123,6 +123,15 @@ async function workflowsOf(ctx: DriverContext, donationId: string): Promise<stri
     const result =
       execution.status.name === 'COMPLETED' ? JSON.stringify(await handle.result()) : '';
     lines.push(`${execution.workflowId} ${execution.runId} ${execution.status.name} ${result}`);
+  }
+  try {
+    // The donation workflow's own account of what it saw and did (a query works once closed).
+    const state = await ctx.stack.temporal.workflow
+      .getHandle(donationWorkflowId(donationId))
+      .query(getStateQuery);
+    lines.push(...state.timeline.map((t) => `  ${t.at} ${t.event} ${t.detail ?? ''}`));
+  } catch (error) {
+    lines.push(`  (no timeline: ${String(error)})`);
   }
   return lines;
 }
