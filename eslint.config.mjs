@@ -58,7 +58,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.mjs', 'jest.config.js'],
+    files: ['eslint.config.mjs', 'jest.config.js', '.dependency-cruiser.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

@@ -1,7 +1,5 @@
 import { ProviderRejected } from '../src/providers/http-json';
-import type { PaymentSnapshot } from '../workflows/contracts';
-import type { DonationStatus } from '../workflows/contracts';
-import type { PaymentEvent as PaymentEventV1 } from '../workflows/legacy/payment-event-v1';
+import type { DonationStatus, PaymentEventV1, PaymentSnapshot } from '../workflows/contracts';
 import { providerOf } from './activity-deps';
 import type { ActivityDeps } from './activity-deps';
 import type { DonationActivities } from './donation-activities';

@@ -10,7 +10,8 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { DonationActivities, ReversalActivities } from '../activities';
+import type { DonationActivities } from '../activities/donation-activities';
+import type { ReversalActivities } from '../activities/reversal-activities';
 import {
   DonationStatusAttribute,
   FailureType,

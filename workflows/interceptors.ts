@@ -1,8 +1,6 @@
 import { defaultPayloadConverter, workflowInfo } from '@temporalio/workflow';
 import type { Headers, WorkflowInterceptorsFactory } from '@temporalio/workflow';
-
-/** The activity header that carries the HTTP request's correlation id (`X-Request-Id`). */
-export const CORRELATION_HEADER = 'galang-correlation-id';
+import { CORRELATION_HEADER } from './contracts';
 
 /**
  * Passes the correlation id the edge put in the workflow's memo to every activity as a header,

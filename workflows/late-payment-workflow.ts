@@ -1,5 +1,6 @@
 import { executeChild, metricMeter, proxyActivities } from '@temporalio/workflow';
-import type { DonationActivities, ReversalActivities } from '../activities';
+import type { DonationActivities } from '../activities/donation-activities';
+import type { ReversalActivities } from '../activities/reversal-activities';
 import { refundRequestWorkflowId } from './contracts';
 import type { LatePaymentInput, LatePaymentResult } from './contracts';
 import { refundRequestWorkflow } from './refund-request-workflow';

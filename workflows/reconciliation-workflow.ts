@@ -1,5 +1,5 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { ReconciliationActivities } from '../activities';
+import type { ReconciliationActivities } from '../activities/reconciliation-activities';
 import type { ReconciliationReport } from './contracts';
 import { reconciliationActivity } from './retry-policies';
 

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ReversalActivities } from '../activities';
+import type { ReversalActivities } from '../activities/reversal-activities';
 import type { RefundEvent, RefundRequestInput, RefundRequestResult } from './contracts';
 import { moneyActivity } from './retry-policies';
 

@@ -1,5 +1,6 @@
 import { condition, metricMeter, patched, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { DonationActivities, ReversalActivities } from '../activities';
+import type { DonationActivities } from '../activities/donation-activities';
+import type { ReversalActivities } from '../activities/reversal-activities';
 import type { LegacyReversalResult } from '../activities/legacy-activities';
 import { OPEN_STATUSES, reversalEventSignal } from './contracts';
 import type {

@@ -3,8 +3,9 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { DonationStatus, DonationsTable } from '../db/schema';
 import type { PaymentAction } from '../providers/payment-provider';
-import { OPEN_STATUSES } from './donation';
-import type { Donation, DonationInput, FinalFailureStatus } from './donation';
+import { OPEN_STATUSES } from '../../workflows/contracts';
+import type { DonationInput, FinalFailureStatus } from '../../workflows/contracts';
+import type { Donation } from './donation';
 
 /**
  * All SQL about donation rows (the ledger's is in src/ledger/). Every write is idempotent:

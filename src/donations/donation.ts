@@ -22,6 +22,3 @@ export interface Donation {
   createdAt: Date;
   updatedAt: Date;
 }
-
-export { donationWorkflowId, OPEN_STATUSES } from '../../workflows/contracts';
-export type { DonationInput, DonationRequest, FinalFailureStatus } from '../../workflows/contracts';

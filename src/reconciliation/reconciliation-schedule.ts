@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { ReconciliationReport } from '../../workflows/contracts';
-import type { reconciliationWorkflow } from '../../workflows';
+import { WorkflowType } from '../../workflows/contracts';
+import type { ReconciliationReport, ReconciliationWorkflow } from '../../workflows/contracts';
 
 export interface ReconciliationScheduleOptions {
   taskQueue: string;
@@ -31,12 +31,12 @@ export async function ensureReconciliationSchedule(
   const scheduleId = reconciliationScheduleId(options.taskQueue);
   const every = options.intervalSeconds * 1000;
   try {
-    await client.schedule.create<typeof reconciliationWorkflow>({
+    await client.schedule.create<ReconciliationWorkflow>({
       scheduleId,
       spec: { intervals: [{ every }] },
       action: {
         type: 'startWorkflow',
-        workflowType: 'reconciliationWorkflow',
+        workflowType: WorkflowType.reconciliation,
         workflowId: `reconciliation:${options.taskQueue}`,
         taskQueue: options.taskQueue,
         args: [],
@@ -72,7 +72,7 @@ export async function runReconciliationNow(
     seen = new Set((await schedule.describe()).info.recentActions.map(actionRunId));
   } catch (error) {
     if (!(error instanceof ScheduleNotFoundError)) throw error;
-    return client.workflow.execute<typeof reconciliationWorkflow>('reconciliationWorkflow', {
+    return client.workflow.execute<ReconciliationWorkflow>(WorkflowType.reconciliation, {
       workflowId: `reconciliation-manual:${taskQueue}:${randomUUID()}`,
       taskQueue,
       args: [],
@@ -87,7 +87,7 @@ export async function runReconciliationNow(
     if (started) {
       const { workflowId, firstExecutionRunId } = started.action.workflow;
       return client.workflow
-        .getHandle<typeof reconciliationWorkflow>(workflowId, firstExecutionRunId)
+        .getHandle<ReconciliationWorkflow>(workflowId, firstExecutionRunId)
         .result();
     }
     if (Date.now() > deadline) throw new Error(`Schedule ${scheduleId} started no run in time`);

@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { CORRELATION_HEADER } from '../../workflows/interceptors';
+import { CORRELATION_HEADER } from '../../workflows/contracts';
 
 /**
  * Reads the correlation id header the workflow interceptor adds to each activity and puts it on

@@ -1,5 +1,5 @@
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import { getStateQuery, paymentEventSignal } from '../../workflows/contracts';
 import type { PaymentEvent, PaymentStatus } from '../../workflows/contracts';
 import {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
-import { donationWorkflowId } from '../../src/donations/donation';
-import type { donationWorkflow } from '../../workflows';
+import { donationWorkflowId } from '../../workflows/contracts';
+import type { DonationWorkflow } from '../../workflows/contracts';
 import {
   clientAScope,
   effectsOf,
@@ -47,9 +47,7 @@ describe('reset safety', () => {
       workflowTaskFinishEventId: target.eventId,
       requestId: randomUUID(),
     });
-    return stack.temporal.workflow
-      .getHandle<typeof donationWorkflow>(workflowId, newRunId)
-      .result();
+    return stack.temporal.workflow.getHandle<DonationWorkflow>(workflowId, newRunId).result();
   }
 
   const completedTasks = (events: temporal.api.history.v1.IHistoryEvent[]) =>

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { deriveUuid, scopedKey } from '../../src/idempotency/idempotency-key';
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import { spawnApi } from '../support/api-process';
 import type { ApiProcess } from '../support/api-process';
 import {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { donationWorkflowId } from '../../src/donations/donation';
-import type { donationWorkflow } from '../../workflows';
+import { donationWorkflowId } from '../../workflows/contracts';
+import type { DonationWorkflow } from '../../workflows/contracts';
 import { effectsOf, totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import { ops } from '../support/ops';
 import { donate } from '../support/reconciliation';
@@ -96,9 +96,7 @@ describe('ops CLI', () => {
   it('resets a finished donation only with --yes, and the new run repeats no effect', async () => {
     const id = await donate(stack, campaignId, 20_000);
     await workflowResult(stack, id);
-    const handle = stack.temporal.workflow.getHandle<typeof donationWorkflow>(
-      donationWorkflowId(id),
-    );
+    const handle = stack.temporal.workflow.getHandle<DonationWorkflow>(donationWorkflowId(id));
     const { runId } = await handle.describe();
     const before = await effectsOf(stack, id);
 
@@ -114,7 +112,7 @@ describe('ops CLI', () => {
     expect(newRunId).not.toBe(runId);
     expect(
       await stack.temporal.workflow
-        .getHandle<typeof donationWorkflow>(handle.workflowId, newRunId)
+        .getHandle<DonationWorkflow>(handle.workflowId, newRunId)
         .result(),
     ).toMatchObject({ status: 'CONFIRMED', credited: false });
     const after = await effectsOf(stack, id);

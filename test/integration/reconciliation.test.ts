@@ -1,10 +1,11 @@
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import type { WebhookEvent } from '../../src/providers/payment-provider';
 import {
   ensureReconciliationSchedule,
   reconciliationScheduleId,
   runReconciliationNow,
 } from '../../src/reconciliation/reconciliation-schedule';
+import { WorkflowType } from '../../workflows/contracts';
 import type { ReconciliationReport } from '../../workflows/contracts';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
@@ -74,7 +75,7 @@ describe('reconciliation', () => {
     expect(after.info.createdAt).toEqual(before.info.createdAt);
     expect(after.info.lastUpdatedAt).toEqual(before.info.lastUpdatedAt);
     expect(after.spec.intervals).toMatchObject([{ every: 3_600_000 }]);
-    expect(after.action).toMatchObject({ workflowType: 'reconciliationWorkflow', taskQueue });
+    expect(after.action).toMatchObject({ workflowType: WorkflowType.reconciliation, taskQueue });
 
     // A worker started with another interval moves the existing schedule to it.
     const ensure = (intervalSeconds: number) =>

@@ -1,62 +1,115 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
-import { donationWorkflowId } from '../../src/donations/donation';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
-import { reversalWorkflowId } from '../../workflows/reversal-workflow';
+import type { PaymentPlan } from '../../src/providers/simulator/simulator-knobs';
+import {
+  donationWorkflowId,
+  latePaymentWorkflowId,
+  refundRequestWorkflowId,
+  reversalWorkflowId,
+  WorkflowType,
+} from '../../workflows/contracts';
 import { clientAScope, postDonation, waitForStatus } from '../support/donations';
-import { OPERATOR_SECRET, createCampaign, donationBody, startStack } from '../support/stack';
-import type { PaymentPlan } from '../../src/providers/simulator/simulator-server';
+import {
+  OPERATOR_SECRET,
+  createCampaign,
+  donationBody,
+  eventually,
+  startStack,
+} from '../support/stack';
 
 const historiesDir = path.resolve(__dirname, '../histories');
 
+async function save(handle: WorkflowHandle, name: string): Promise<void> {
+  await handle.result();
+  writeFileSync(
+    path.join(historiesDir, `${name}.json`),
+    JSON.stringify(await handle.fetchHistory()),
+  );
+}
+
 /**
  * `npm run histories:record`: runs every path of the workflows on the real stack and saves their
- * histories under test/histories, which the replay test replays against later code. When a
- * change is guarded by `patched()`, record a new set beside the old files and keep both.
+ * histories under test/histories, which the replay test replays against later code. Files of
+ * earlier code stay: `donation-*.json` and `reversal-refund.json` were recorded before money-v2
+ * and replay its legacy path; `money-v2-*.json` are today's. A change guarded by `patched()`
+ * records a new set beside the old files (a new name prefix) and keeps both.
  */
 describe('record workflow histories', () => {
-  it('records histories of every path', async () => {
+  it('records the money-v2 histories of every path', async () => {
     const stack = await startStack({ autoPayMs: 100, paymentTimeoutSeconds: 2 });
     try {
       const campaignId = await createCampaign(stack.db);
-      const run = async (name: string, plan: PaymentPlan) => {
+      const donate = async (name: string, plan: PaymentPlan) => {
         const key = `history-${name}-${Date.now()}`;
         const id = deriveUuid(clientAScope(key));
         stack.simulator.plan(id, plan);
         await postDonation(stack.apiUrl, key, donationBody(campaignId));
-        const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
-        await handle.result();
-        const file = path.join(historiesDir, `donation-${name}.json`);
-        writeFileSync(file, JSON.stringify(await handle.fetchHistory()));
+        await save(stack.temporal.workflow.getHandle(donationWorkflowId(id)), `money-v2-${name}`);
         return id;
       };
-      const confirmed = await run('confirmed', {});
-      await run('declined', { decline: true });
-      await run('expired', { autoPayMs: -1 });
-      await run('lost-webhook', { dropWebhooks: true });
-      await run('needs-review', { payAmount: 1 });
+      const confirmed = await donate('confirmed', {});
+      await donate('declined', { decline: true });
+      await donate('expired', { autoPayMs: -1 });
+      await donate('lost-webhook', { dropWebhooks: true });
+      await donate('needs-review', { payAmount: 1 });
+      await donate('processing-then-paid', { autoPayMs: 1_000, processingMs: 3_000 });
 
+      const requestKey = `history-refund-${confirmed}`;
       await fetch(`${stack.apiUrl}/v1/donations/${confirmed}/refunds`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${OPERATOR_SECRET}`,
-          'idempotency-key': `history-refund-${confirmed}`,
+          'idempotency-key': requestKey,
           'content-type': 'application/json',
         },
-        body: JSON.stringify({ reason: 'recording' }),
+        body: JSON.stringify({ amount: 10_000, reason: 'recording' }),
       });
-      await waitForStatus(stack, confirmed, 'REFUNDED');
-      const reversal = stack.temporal.workflow.getHandle(reversalWorkflowId('REFUND', confirmed));
-      await reversal.result();
-      writeFileSync(
-        path.join(historiesDir, 'reversal-refund.json'),
-        JSON.stringify(await reversal.fetchHistory()),
+      await waitForStatus(stack, confirmed, 'PARTIALLY_REFUNDED');
+      const refundId = (stack.simulator.paymentByReference(confirmed)?.refunds ?? [])[0]?.id ?? '';
+      const requests = stack.temporal.workflow.list({
+        query: `WorkflowType = '${WorkflowType.refundRequest}'`,
+      });
+      for await (const request of requests) {
+        if (request.workflowId.startsWith(refundRequestWorkflowId(confirmed, ''))) {
+          await save(
+            stack.temporal.workflow.getHandle(request.workflowId),
+            'money-v2-refund-request',
+          );
+        }
+      }
+      await save(
+        stack.temporal.workflow.getHandle(reversalWorkflowId(confirmed, 'refund', refundId)),
+        'money-v2-reversal-refund',
+      );
+
+      const disputed = await donate('for-dispute', {});
+      const paymentId = stack.simulator.paymentByReference(disputed)?.id ?? '';
+      const dispute = stack.simulator.openDispute(paymentId);
+      await waitForStatus(stack, disputed, 'CHARGED_BACK');
+      stack.simulator.closeDispute(dispute.id, 'won');
+      await waitForStatus(stack, disputed, 'CONFIRMED');
+      await save(
+        stack.temporal.workflow.getHandle(reversalWorkflowId(disputed, 'dispute', dispute.id)),
+        'money-v2-reversal-dispute-won',
+      );
+
+      const late = await donate('expired-then-paid', { autoPayMs: -1 });
+      stack.simulator.transition(stack.simulator.paymentByReference(late)?.id ?? '', 'settled');
+      await eventually(async () => {
+        const handle = stack.temporal.workflow.getHandle(latePaymentWorkflowId(late));
+        return (await handle.describe().catch(() => undefined)) && handle;
+      });
+      await save(
+        stack.temporal.workflow.getHandle(latePaymentWorkflowId(late)),
+        'money-v2-late-payment',
       );
     } finally {
       await stack.stop();
     }
-  }, 120_000);
+  }, 180_000);
 
   // Recorded on its own (`npm run histories:record -- -t reconciliation`) so that adding it did
   // not re-record, and so lose, the donation histories of earlier code.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/database';
-import { donationWorkflowId } from '../../src/donations/donation';
+import { donationWorkflowId } from '../../workflows/contracts';
 import { DonationRepository } from '../../src/donations/donation-repository';
 import { LedgerRepository } from '../../src/ledger/ledger-repository';
 import type { DonationStatus } from '../../src/db/schema';

@@ -14,16 +14,20 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { LegacyActivities } from '../../activities/legacy-activities';
+import * as contracts from '../contracts';
 import { DonationStatusAttribute, FailureType, nonRetryableErrorTypes } from '../contracts';
 import type { DonationInput, DonationStatus, PaymentAction } from '../contracts';
 import { isSettled, reducePayment } from './payment-event-v1';
-import type { PaymentEvent, PaymentStatus } from './payment-event-v1';
+import type {
+  PaymentEventV1 as PaymentEvent,
+  PaymentStatusV1 as PaymentStatus,
+} from '../contracts';
 
 /**
  * The donation workflow as it ran before money-v2, kept so that workflows started by it finish
  * the way they began (and their recorded histories replay). Remove once none run.
  */
-const paymentEventSignal = defineSignal<[PaymentEvent]>('paymentEvent');
+const paymentEventSignal = defineSignal<[PaymentEvent]>(contracts.paymentEventSignal.name);
 
 interface DonationState {
   status: DonationStatus;
@@ -34,7 +38,7 @@ interface DonationState {
   timeline: { at: string; event: string; detail?: string }[];
 }
 
-const getStateQuery = defineQuery<DonationState>('getState');
+const getStateQuery = defineQuery<DonationState>(contracts.getStateQuery.name);
 
 interface PaymentActionResult {
   donationId: string;
@@ -46,7 +50,7 @@ interface PaymentActionResult {
  * The edge's early return: completes as soon as the provider has created the payment, with what
  * the donor must do to pay. Fails with the activity's typed failure if creation was refused.
  */
-const paymentActionUpdate = defineUpdate<PaymentActionResult>('paymentAction');
+const paymentActionUpdate = defineUpdate<PaymentActionResult>(contracts.paymentActionUpdate.name);
 
 interface DonationOutcome {
   donationId: string;

@@ -1,29 +1,9 @@
-/**
- * The contract between providers, the webhook intake and the donation workflow. Pure data and
- * pure functions only: this file is bundled into the deterministic workflow sandbox.
- */
+/** The v1 reducer, for workflows started before money-v2 (workflows/legacy/). */
 
-/** A provider's lifecycle, normalized. Each adapter maps its own statuses onto these. */
-export type PaymentStatus =
-  | 'PENDING'
-  | 'PAID'
-  | 'DECLINED'
-  | 'EXPIRED'
-  | 'CANCELED'
-  | 'REFUNDED'
-  | 'PARTIALLY_REFUNDED'
-  | 'CHARGED_BACK';
-
-/** What the workflow is told about a payment, by a webhook signal or by asking the provider. */
-export interface PaymentEvent {
-  /** The provider's dedupe key for this notification. */
-  eventKey: string;
-  status: PaymentStatus;
-  amount: number;
-  currency: string;
-  /** ISO 8601, as the provider stated it. */
-  occurredAt: string;
-}
+import type {
+  PaymentEventV1 as PaymentEvent,
+  PaymentStatusV1 as PaymentStatus,
+} from '../contracts';
 
 /**
  * Rank of a status in the forward-only lifecycle. A later event with a lower rank (a `pending`

@@ -1,4 +1,8 @@
-import { CampaignIdAttribute, DonationStatusAttribute } from '../../../workflows/contracts';
+import {
+  CampaignIdAttribute,
+  DonationStatusAttribute,
+  WorkflowType,
+} from '../../../workflows/contracts';
 import { json, table } from '../format';
 import { ExitCode, integerValue, jsonOption, stringValue } from '../ops-command';
 import type { OpsCommand } from '../ops-command';
@@ -7,7 +11,7 @@ import type { OpsCommand } from '../ops-command';
 export function deadLetterQuery(taskQueue: string, campaignId?: string): string {
   const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
   return [
-    `WorkflowType = 'donationWorkflow'`,
+    `WorkflowType = ${quote(WorkflowType.donation)}`,
     `TaskQueue = ${quote(taskQueue)}`,
     `(ExecutionStatus = 'Failed' OR ExecutionStatus = 'Terminated' OR ExecutionStatus = 'TimedOut' OR DonationStatus = 'NEEDS_REVIEW')`,
     ...(campaignId === undefined ? [] : [`CampaignId = ${quote(campaignId)}`]),
