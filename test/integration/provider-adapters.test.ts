@@ -9,6 +9,9 @@ import { createMidtransProvider } from '../../src/providers/midtrans/midtrans-pr
 import { fakeMidtrans } from '../support/fake-midtrans';
 import type { FakeMidtrans } from '../support/fake-midtrans';
 import { fakeStripe } from '../support/fake-stripe';
+import { createXenditProvider } from '../../src/providers/xendit/xendit-provider';
+import { fakeXendit } from '../support/fake-xendit';
+import type { FakeXendit } from '../support/fake-xendit';
 import type { FakeStripe } from '../support/fake-stripe';
 
 let n = 0;
@@ -319,5 +322,112 @@ describe('midtrans adapter against the fake Core API', () => {
       amount: 40_000,
     });
     expect((await midtrans.fetchPayment(id)).disputes).toHaveLength(1);
+  });
+});
+
+/**
+ * The Xendit adapter against loopback Invoice and Refund APIs that answer as xendit-node and
+ * docs.xendit.co describe them: major units, no idempotency on invoices, refunds pending first.
+ */
+describe('xendit adapter against the fake Invoice and Refund APIs', () => {
+  const SECRET = 'xnd_development_fake';
+  const TOKEN = 'xendit-callback-token';
+  let fake: FakeXendit;
+  let xendit: PaymentProvider;
+  beforeAll(async () => {
+    fake = await fakeXendit(SECRET);
+    xendit = createXenditProvider({
+      baseUrl: fake.url,
+      secretKey: SECRET,
+      callbackTokens: [TOKEN],
+    });
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('sends major units: USD 12.34 is 12.34, not 1234; IDR 50 000 is 50000', async () => {
+    const usd = await xendit.createPayment(payment('card', 1234, 'USD'));
+    expect(fake.invoice(usd.providerReference)).toMatchObject({ amount: 12.34, currency: 'USD' });
+    expect(await xendit.fetchPayment(usd.providerReference)).toMatchObject({
+      amount: 1234,
+      currency: 'USD',
+      status: 'PENDING',
+    });
+    const idr = await xendit.createPayment(payment('ewallet'));
+    expect(fake.invoice(idr.providerReference)).toMatchObject({ amount: 50_000 });
+    expect(idr.action).toMatchObject({ type: 'redirect' });
+  });
+
+  it('creates one invoice per donation: a retry finds it by external_id', async () => {
+    const request = payment('ewallet');
+    const first = await xendit.createPayment(request);
+    expect(await xendit.createPayment(request)).toEqual(first);
+    expect(fake.charges.get(request.reference)).toBe(1);
+  });
+
+  it('expires an unpaid invoice; a paid one is refused (accepted: false)', async () => {
+    const open = await xendit.createPayment(payment('ewallet'));
+    expect(await xendit.cancel(open.providerReference)).toMatchObject({
+      accepted: true,
+      payment: { status: 'EXPIRED' },
+    });
+    expect(await xendit.cancel(open.providerReference)).toMatchObject({
+      accepted: true,
+      payment: { status: 'EXPIRED' },
+    });
+    const paid = await xendit.createPayment(payment('ewallet'));
+    fake.set(paid.providerReference, 'PAID');
+    expect(await xendit.cancel(paid.providerReference)).toMatchObject({
+      accepted: false,
+      payment: { status: 'PAID' },
+    });
+  });
+
+  it('refunds with the idempotency-key header: PENDING first, settled later, a repeat answers the same', async () => {
+    const paid = await xendit.createPayment(payment('ewallet', 40_000));
+    const id = paid.providerReference;
+    fake.set(id, 'PAID');
+    const request = refundOf(id, `${id}-refund-a`, 15_000);
+    const first = await xendit.refund(request);
+    expect(first).toMatchObject({ status: 'PENDING', amount: 15_000 });
+    expect(await xendit.refund(request)).toEqual(first);
+    expect(fake.refunds.get(`${id}-refund-a`)).toBe(1);
+    // Xendit takes one pending refund at a time: the next one is retried later.
+    await expect(xendit.refund(refundOf(id, `${id}-refund-b`, 10_000))).rejects.toBeInstanceOf(
+      ProviderUnavailable,
+    );
+    fake.settleRefund(first.refundId, 'FAILED');
+    const second = await xendit.refund(refundOf(id, `${id}-refund-b`, 10_000));
+    fake.settleRefund(second.refundId, 'SUCCEEDED');
+    expect((await xendit.fetchPayment(id)).refunds).toEqual([
+      { refundId: first.refundId, status: 'FAILED', amount: 15_000 },
+      { refundId: second.refundId, status: 'SUCCEEDED', amount: 10_000 },
+    ]);
+    const headers = { 'x-callback-token': TOKEN };
+    expect(xendit.parseWebhook(fake.refundWebhook(first.refundId), headers)).toMatchObject({
+      kind: 'refund',
+      status: 'FAILED',
+      providerReference: id,
+    });
+    expect(xendit.parseWebhook(fake.refundWebhook(second.refundId), headers)).toMatchObject({
+      kind: 'refund',
+      status: 'SUCCEEDED',
+      amount: 10_000,
+    });
+    expect(xendit.parseWebhook(fake.invoiceCallback(id), headers)).toMatchObject({
+      kind: 'payment',
+      status: 'PAID',
+      amount: 40_000,
+    });
+  });
+
+  it('reports bad credentials as final', async () => {
+    const wrong = createXenditProvider({
+      baseUrl: fake.url,
+      secretKey: 'wrong',
+      callbackTokens: [TOKEN],
+    });
+    await expect(wrong.createPayment(payment('ewallet'))).rejects.toBeInstanceOf(ProviderRejected);
   });
 });

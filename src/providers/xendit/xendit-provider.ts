@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
-import { requestJson } from '../http-json';
-import { WebhookRejected } from '../payment-provider';
+import { ProviderRejected, requestJson } from '../http-json';
+import { ProviderUnavailable } from '../payment-provider';
 import type {
+  CancelResult,
   CreatePaymentRequest,
   CreatedPayment,
   PaymentProvider,
@@ -10,20 +10,16 @@ import type {
   WebhookEvent,
   WebhookHeaders,
 } from '../payment-provider';
-import type { PaymentStatus } from '../../../workflows/payment-event';
-
-/** Xendit Invoice API shapes galang uses (developers.xendit.co: Invoices, Refunds). */
-export interface XenditInvoice {
-  id: string;
-  external_id: string;
-  status: string;
-  amount: number;
-  paid_amount?: number;
-  currency: string;
-  invoice_url?: string;
-  paid_at?: string;
-  updated?: string;
-}
+import type { RefundRecord } from '../../../workflows/contracts/provider-events';
+import { parseXenditCallback } from './xendit-callbacks';
+import {
+  XENDIT_CURRENCIES,
+  fromXenditAmount,
+  invoiceStatuses,
+  refundRecord,
+  toXenditAmount,
+} from './xendit-protocol';
+import type { XenditInvoice, XenditRefund } from './xendit-protocol';
 
 export interface XenditOptions {
   baseUrl: string;
@@ -32,135 +28,166 @@ export interface XenditOptions {
   callbackTokens: readonly string[];
 }
 
-const statuses: Record<string, PaymentStatus> = {
-  PENDING: 'PENDING',
-  PAID: 'PAID',
-  SETTLED: 'PAID',
-  EXPIRED: 'EXPIRED',
+/**
+ * The invoice's `payment_methods` for each galang method. Xendit's refund API covers card,
+ * e-wallet and direct-debit payments (its payment_method_type), not transfers or QRIS.
+ */
+const METHODS: Record<string, { channels: string[]; refundable: boolean }> = {
+  qris: { channels: ['QRIS'], refundable: false },
+  bank_transfer: { channels: ['BCA', 'BNI', 'BRI', 'MANDIRI', 'PERMATA'], refundable: false },
+  ewallet: { channels: ['OVO', 'DANA', 'SHOPEEPAY', 'LINKAJA'], refundable: true },
+  card: { channels: ['CREDIT_CARD'], refundable: true },
 };
 
+/** Refund answers that clear by themselves: another refund pending, a channel's bad minute. */
+const TRANSIENT_CODES = new Set(['REFUND_IN_PROGRESS', 'TEMPORARILY_UNAVAILABLE']);
+
+const errorCode = (error: unknown) =>
+  error instanceof ProviderRejected
+    ? (error.body as { error_code?: string } | undefined)?.error_code
+    : undefined;
+
 /**
- * Xendit invoices. Creation sends our donation id as `external_id` and an `X-IDEMPOTENCY-KEY`.
- * Callbacks are authenticated by a shared token, not a signature over the body, so the
- * donation workflow confirms each with GET before crediting (`verifyBeforeCredit`).
+ * Xendit invoices. Invoice creation has no documented idempotency, so an invoice is looked up
+ * by our donation id (`external_id`) before one is created. Refunds answer PENDING and settle
+ * by webhook. Callbacks carry a static token, not a signature, so the workflow confirms each
+ * one with the API first (`verifyBeforeCredit`).
  */
 export function createXenditProvider(options: XenditOptions): PaymentProvider {
   const auth = `Basic ${Buffer.from(`${options.secretKey}:`).toString('base64')}`;
-  const call = <T>(path: string, method: string, body?: unknown, idempotencyKey?: string) =>
-    requestJson<T>(`${options.baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: auth,
-        ...(idempotencyKey ? { 'x-idempotency-key': idempotencyKey } : {}),
-      },
-      body,
-    });
-  const snapshot = (invoice: XenditInvoice): PaymentSnapshot => ({
-    providerReference: invoice.id,
-    status: statuses[invoice.status] ?? 'PENDING',
-    amount: invoice.paid_amount ?? invoice.amount,
-    currency: invoice.currency,
-  });
+  const call = async <T>(
+    path: string,
+    method: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> => {
+    try {
+      return await requestJson<T>(`${options.baseUrl}${path}`, {
+        method,
+        headers: { authorization: auth, ...headers },
+        body,
+      });
+    } catch (error) {
+      const code = errorCode(error);
+      if (code && TRANSIENT_CODES.has(code)) {
+        throw new ProviderUnavailable(`Xendit ${path}: ${code}`, { cause: error });
+      }
+      throw error;
+    }
+  };
+  const invoice = (id: string) =>
+    call<XenditInvoice>(`/v2/invoices/${encodeURIComponent(id)}`, 'GET');
+  const refundsOf = async (invoiceId: string): Promise<XenditRefund[]> => {
+    const all: XenditRefund[] = [];
+    for (let after: string | undefined; ;) {
+      const query = new URLSearchParams({ invoice_id: invoiceId, limit: '100' });
+      if (after) query.set('after_id', after);
+      const page = await call<{ data: XenditRefund[]; has_more?: boolean }>(
+        `/refunds?${query.toString()}`,
+        'GET',
+      );
+      all.push(...page.data);
+      after = page.data.at(-1)?.id;
+      if (!page.has_more || !after) return all;
+    }
+  };
+  const snapshot = async (found: XenditInvoice): Promise<PaymentSnapshot> => {
+    const amount = fromXenditAmount(found.paid_amount ?? found.amount, found.currency);
+    if (amount === undefined) throw new RangeError(`Xendit amount ${String(found.amount)}`);
+    return {
+      providerReference: found.id,
+      status: invoiceStatuses[found.status] ?? 'PENDING',
+      amount,
+      currency: found.currency,
+      refunds: (await refundsOf(found.id)).map(refundRecord),
+      // Xendit reports disputes on Payments API payments, not on invoices: see docs.
+      disputes: [],
+    };
+  };
 
   return {
     name: 'xendit',
     verifyBeforeCredit: true,
 
+    supports: (currency, method) =>
+      XENDIT_CURRENCIES.has(currency) && Object.hasOwn(METHODS, method),
+    refundable: (method) => METHODS[method]?.refundable ?? false,
+
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
-      const invoice = await call<XenditInvoice>(
-        '/v2/invoices',
-        'POST',
-        {
+      const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
+      if (!method || !XENDIT_CURRENCIES.has(request.currency)) {
+        throw new ProviderRejected(422, { message: 'currency or method Xendit does not take' });
+      }
+      // No idempotency on invoice creation: an invoice for this donation is reused.
+      const query = new URLSearchParams({ external_id: request.reference });
+      const existing = await call<XenditInvoice[]>(`/v2/invoices?${query.toString()}`, 'GET');
+      const created =
+        existing.find((i) => i.status !== 'EXPIRED') ??
+        existing[0] ??
+        (await call<XenditInvoice>('/v2/invoices', 'POST', {
           external_id: request.reference,
-          amount: request.amount,
+          amount: toXenditAmount(request.amount, request.currency),
           currency: request.currency,
           description: request.description,
-        },
-        request.idempotencyKey,
-      );
+          payment_methods: method.channels,
+        }));
       return {
-        providerReference: invoice.id,
-        status: snapshot(invoice).status,
-        action: { type: 'redirect', value: invoice.invoice_url ?? '' },
+        providerReference: created.id,
+        status: invoiceStatuses[created.status] ?? 'PENDING',
+        action: { type: 'redirect', value: created.invoice_url ?? '' },
       };
     },
 
-    async fetchStatus(invoiceId: string): Promise<PaymentSnapshot> {
-      return snapshot(
-        await call<XenditInvoice>(`/v2/invoices/${encodeURIComponent(invoiceId)}`, 'GET'),
-      );
+    async fetchPayment(id: string): Promise<PaymentSnapshot> {
+      return snapshot(await invoice(id));
     },
 
-    async cancel(invoiceId: string): Promise<PaymentSnapshot> {
-      return snapshot(
-        await call<XenditInvoice>(`/invoices/${encodeURIComponent(invoiceId)}/expire!`, 'POST'),
-      );
+    async cancel(id: string): Promise<CancelResult> {
+      try {
+        const expired = await call<XenditInvoice>(
+          `/invoices/${encodeURIComponent(id)}/expire!`,
+          'POST',
+        );
+        return { accepted: true, payment: await snapshot(expired) };
+      } catch (error) {
+        // Refused for an invoice that is no longer pending: read what it is.
+        if (!(error instanceof ProviderRejected) || error.status === 401) throw error;
+        const payment = await snapshot(await invoice(id));
+        if (payment.status === 'PENDING') throw error;
+        return { accepted: payment.status === 'EXPIRED', payment };
+      }
     },
 
-    async refund(request: RefundRequest): Promise<PaymentSnapshot> {
-      await call<{ id: string; status: string }>(
-        '/refunds',
-        'POST',
-        {
-          invoice_id: request.providerReference,
-          amount: request.amount,
-          reason: 'REQUESTED_BY_CUSTOMER',
-        },
-        request.idempotencyKey,
-      );
-      const invoice = snapshot(
-        await call<XenditInvoice>(
-          `/v2/invoices/${encodeURIComponent(request.providerReference)}`,
-          'GET',
-        ),
-      );
-      return {
-        ...invoice,
-        status: request.amount < invoice.amount ? 'PARTIALLY_REFUNDED' : 'REFUNDED',
-      };
+    async refund(request: RefundRequest): Promise<RefundRecord> {
+      try {
+        return refundRecord(
+          await call<XenditRefund>(
+            '/refunds',
+            'POST',
+            {
+              invoice_id: request.providerReference,
+              reference_id: request.idempotencyKey,
+              amount: toXenditAmount(request.amount, request.currency),
+              currency: request.currency,
+              reason: 'REQUESTED_BY_CUSTOMER',
+            },
+            // The header xendit-node's Refund API sends (not x-idempotency-key).
+            { 'idempotency-key': request.idempotencyKey },
+          ),
+        );
+      } catch (error) {
+        // 409 DUPLICATE_ERROR / IDEMPOTENCY_ERROR: this key made a refund; answer that one.
+        if (!(error instanceof ProviderRejected) || error.status !== 409) throw error;
+        const made = (await refundsOf(request.providerReference)).find(
+          (r) => r.reference_id === request.idempotencyKey,
+        );
+        if (!made) throw error;
+        return refundRecord(made);
+      }
     },
 
     parseWebhook(rawBody: Buffer, headers: WebhookHeaders): WebhookEvent {
-      const token = headers['x-callback-token'];
-      const offered = Buffer.from(typeof token === 'string' ? token : '', 'utf8');
-      const valid = options.callbackTokens.some((expected) => {
-        const bytes = Buffer.from(expected, 'utf8');
-        return offered.length === bytes.length && timingSafeEqual(offered, bytes);
-      });
-      if (!valid) throw new WebhookRejected('signature', 'x-callback-token does not match');
-      let body: Partial<Record<keyof XenditInvoice, unknown>>;
-      try {
-        body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-      } catch {
-        throw new WebhookRejected('malformed', 'body is not JSON');
-      }
-      const status = typeof body.status === 'string' ? statuses[body.status] : undefined;
-      const amount = body.paid_amount ?? body.amount;
-      if (
-        typeof body.id !== 'string' ||
-        typeof body.external_id !== 'string' ||
-        !status ||
-        typeof amount !== 'number' ||
-        !Number.isSafeInteger(amount) ||
-        typeof body.currency !== 'string'
-      ) {
-        throw new WebhookRejected('malformed', 'not an invoice callback');
-      }
-      return {
-        eventKey: `${body.id}:${String(body.status)}`,
-        donationRef: body.external_id,
-        providerReference: body.id,
-        status,
-        amount,
-        currency: body.currency,
-        occurredAt:
-          typeof body.paid_at === 'string'
-            ? body.paid_at
-            : typeof body.updated === 'string'
-              ? body.updated
-              : new Date().toISOString(),
-        raw: body,
-      };
+      return parseXenditCallback(rawBody, headers, options.callbackTokens);
     },
   };
 }
