@@ -65,10 +65,17 @@ async function unrest(ctx: DriverContext, ids: CaseIds): Promise<{ why?: string;
   const state = JSON.stringify([row, ledger, payment?.status, payment?.refunds, payment?.disputes]);
   if (ctx.recorder.pending(ids.donationId) > 0) return { why: 'webhooks in flight', state };
   if (!row || OPEN.has(row.status)) return { why: `donation ${row?.status ?? 'missing'}`, state };
+  // A refund still pending at the provider is followed by a reversal that waits: idle.
+  const idle = new Set(
+    (payment?.refunds ?? [])
+      .filter((r) => r.status === 'pending')
+      .map((r) => reversalWorkflowId(ids.donationId, 'refund', r.id)),
+  );
   const running: string[] = [];
   const query = `TaskQueue = '${ctx.stack.config.temporal.taskQueue}' AND ExecutionStatus = 'Running'`;
   for await (const execution of ctx.stack.temporal.workflow.list({ query })) {
-    if (execution.workflowId.includes(ids.donationId)) running.push(execution.workflowId);
+    const id = execution.workflowId;
+    if (id.includes(ids.donationId) && !idle.has(id)) running.push(id);
   }
   if (running.length > 0) return { why: `running: ${running.join(', ')}`, state };
   return { state };
