@@ -9,7 +9,7 @@ import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import type { PaymentPlan } from '../../src/providers/simulator/simulator-server';
 import type { SimulatorPayment } from '../../src/providers/simulator/simulator-protocol';
 import { clientAScope, postDonationUntilAccepted } from '../support/donations';
-import { createCampaign, donationBody, OPERATOR_SECRET } from '../support/stack';
+import { createCampaign, donationBody } from '../support/stack';
 import type { History, HistoryStep, RefundStart } from './history';
 import { describeHistory, describeStep } from './history';
 import { MoneyModel, expectedMoney } from './reference-model';
@@ -21,6 +21,13 @@ import {
   waitForStatusChange,
 } from './workflow-control';
 import type { DriverContext } from './driver-context';
+import {
+  control,
+  newRefund,
+  paymentMovePath,
+  postOperatorRefund,
+  refundPlans,
+} from './simulator-control';
 
 export interface CaseResult {
   history: History;
@@ -30,19 +37,6 @@ export interface CaseResult {
   /** The whole story, printed when a case fails. */
   report: string;
 }
-
-const refundPlans: Record<RefundStart, Partial<PaymentPlan>> = {
-  pending: { refundOutcome: 'succeeded', refundSettleMs: -1 },
-  succeeded: { refundOutcome: 'succeeded', refundSettleMs: 0 },
-  denied: { refundOutcome: 'denied' },
-};
-
-const paymentActions = {
-  processing: 'process',
-  settled: 'settle',
-  declined: 'decline',
-  expired: 'expire',
-} as const;
 
 class CaseRun {
   readonly log: string[] = [];
@@ -104,12 +98,7 @@ class CaseRun {
     const paymentId = this.paymentId();
     switch (step.kind) {
       case 'payment': {
-        const moved =
-          step.to === 'canceled'
-            ? await this.call<SimulatorPayment>(`/v1/payments/${paymentId}/cancel`)
-            : await this.call<SimulatorPayment>(
-                `/test/payments/${paymentId}/${paymentActions[step.to]}`,
-              );
+        const moved = await this.call<SimulatorPayment>(paymentMovePath(paymentId, step.to));
         this.notified.set(at, { objectId: moved.id, status: moved.status });
         return;
       }
@@ -140,7 +129,8 @@ class CaseRun {
         const key = `${this.ids.key}-${step.requestKey}`;
         this.operatorRequests.set(step.refund, { key, body });
         await this.operatorRefund(step.refund);
-        const refundId = await this.newRefundAtSimulator();
+        const known = new Set(this.ids.names.values());
+        const refundId = await newRefund(stack.simulator, paymentId, known, this.waitMs());
         this.ids.names.set(step.refund, refundId);
         this.notified.set(at, { objectId: refundId, status: finalRefundStatus(step.start) });
         return;
@@ -209,51 +199,22 @@ class CaseRun {
   private async operatorRefund(name: string): Promise<void> {
     const request = this.operatorRequests.get(name);
     if (!request) throw new Error(`no operator refund ${name}`);
-    const response = await fetch(
-      `${this.ctx.stack.apiUrl}/v1/donations/${this.ids.donationId}/refunds`,
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${OPERATOR_SECRET}`,
-          'idempotency-key': request.key,
-          'content-type': 'application/json',
-        },
-        body: request.body,
-      },
+    const { status, text } = await postOperatorRefund(
+      this.ctx.stack.apiUrl,
+      this.ids.donationId,
+      request,
     );
-    const text = await response.text();
-    this.note(`   POST …/refunds → ${response.status} ${text.slice(0, 200)}`);
-    if (response.status !== 202)
-      throw new Error(`the operator's refund was refused: ${response.status} ${text}`);
+    this.note(`   POST …/refunds → ${status} ${text.slice(0, 120)}`);
+    if (status !== 202) throw new Error(`the operator's refund was refused: ${status} ${text}`);
   }
 
-  /** The refund galang's refund-request workflow made at the provider, once it exists. */
-  private async newRefundAtSimulator(): Promise<string> {
-    const known = new Set(this.ids.names.values());
-    const deadline = Date.now() + this.waitMs();
-    for (;;) {
-      const payment = this.ctx.stack.simulator.payment(this.paymentId());
-      const made = payment?.refunds.find((r) => !known.has(r.id));
-      if (made) return made.id;
-      if (Date.now() > deadline) throw new Error('the operator refund never reached the provider');
-      await sleep(100);
-    }
+  private call<T>(path: string, body: object = {}): Promise<T> {
+    return control<T>(this.ctx.stack.simulatorUrl, path, body);
   }
 
   private replan(change: Partial<PaymentPlan>): void {
     this.plan = { ...this.plan, refundOutcome: undefined, refundSettleMs: undefined, ...change };
     this.ctx.stack.simulator.plan(this.ids.donationId, this.plan);
-  }
-
-  private async call<T>(path: string, body: object = {}): Promise<T> {
-    const response = await fetch(`${this.ctx.stack.simulatorUrl}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`simulator ${path} → ${response.status} ${text}`);
-    return JSON.parse(text) as T;
   }
 
   private named(name: string): string {

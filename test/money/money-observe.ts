@@ -6,8 +6,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { donationWorkflowId, getStateQuery, reversalWorkflowId } from '../../workflows/contracts';
 import type { ReversalResult } from '../../workflows/contracts';
 import type { DriverContext } from './driver-context';
-import type { Expected } from './reference-model';
-import { sortEntries } from './reference-model';
+import type { Expected } from './expected';
+import { sortEntries } from './expected';
 
 /** The ids one case learns as it runs: logical names (`r1`, `d1`) to the provider's ids. */
 export interface CaseIds {

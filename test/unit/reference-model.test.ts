@@ -1,13 +1,9 @@
 import type { History, HistoryStep } from '../money/history';
 import { describeHistory } from '../money/history';
 import { caseSeed, generateHistory, mulberry32 } from '../money/history-generator';
-import type { ExpectedEntry } from '../money/reference-model';
-import {
-  ImpossibleHistory,
-  MoneyModel,
-  expectedMoney,
-  sortEntries,
-} from '../money/reference-model';
+import type { ExpectedEntry } from '../money/expected';
+import { ImpossibleHistory, sortEntries } from '../money/expected';
+import { MoneyModel, expectedMoney } from '../money/reference-model';
 
 const history = (steps: HistoryStep[], extra: Partial<History> = {}): History => ({
   seed: 1,
