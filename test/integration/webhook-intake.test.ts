@@ -102,6 +102,7 @@ describe('webhook intake', () => {
     const orderId = `order-${randomUUID()}`;
     const midtrans = {
       order_id: orderId,
+      transaction_id: randomUUID(),
       status_code: '200',
       gross_amount: '1000.00',
       transaction_status: 'settlement',

@@ -1,6 +1,35 @@
+import Fastify from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { PaymentSimulator, SimulatorApp } from './simulator-server';
-import type { SimulatorPaymentStatus } from './simulator-protocol';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  SimulatorDispute,
+  SimulatorDisputeStatus,
+  SimulatorPayment,
+  SimulatorPaymentStatus,
+  SimulatorRefund,
+  SimulatorRefundStatus,
+} from './simulator-protocol';
+
+/** The simulator's Fastify app, typed for TypeBox schemas. */
+export const createSimulatorApp = () =>
+  Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
+export type SimulatorApp = ReturnType<typeof createSimulatorApp>;
+
+/** What the control routes drive (the simulator's own methods): a donor's, a bank's moves. */
+export interface SimulatorControls {
+  transition(id: string, status: SimulatorPaymentStatus): SimulatorPayment;
+  payment(id: string): SimulatorPayment | undefined;
+  refundAtProvider(paymentId: string, amount: number): SimulatorRefund;
+  settleRefund(
+    refundId: string,
+    status: Exclude<SimulatorRefundStatus, 'pending'>,
+  ): SimulatorRefund;
+  openDispute(paymentId: string, amount?: number): SimulatorDispute;
+  closeDispute(
+    disputeId: string,
+    status: Exclude<SimulatorDisputeStatus, 'open'>,
+  ): SimulatorDispute;
+}
 
 const IdParams = Type.Object({ id: Type.String() });
 const PaymentMove = Type.Object({
@@ -34,7 +63,7 @@ const paymentStatuses: Record<string, SimulatorPaymentStatus> = {
  * would do. Each answers the changed object and notifies galang; a move the lifecycle forbids
  * answers 409. Not subject to the latency and error knobs.
  */
-export function registerControlRoutes(app: SimulatorApp, simulator: PaymentSimulator): void {
+export function registerControlRoutes(app: SimulatorApp, simulator: SimulatorControls): void {
   // A control with nothing to say may come without a body.
   app.addHook('preValidation', async (request) => {
     if (request.url.startsWith('/test/')) request.body ??= {};

@@ -146,8 +146,10 @@ function normalize(eventKey: string, rawBody: Buffer): WebhookEvent {
   }
   const type = parsed?.type;
   const data = parsed?.data ?? {};
+  // Every notification names its type; a body without one is not a notification at all.
+  if (typeof type !== 'string') throw new WebhookRejected('malformed', 'no event type');
   if (type !== 'payment.updated' && type !== 'refund.updated' && type !== 'dispute.updated') {
-    return { kind: 'ignored', eventKey, reason: `event type ${String(type)}` };
+    return { kind: 'ignored', eventKey, reason: `event type ${type}` };
   }
   const status = str(data.status) ?? '';
   const id = str(data.id);

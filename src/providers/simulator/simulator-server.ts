@@ -1,12 +1,11 @@
-import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SimulatorDelivery } from './simulator-delivery';
 import type { PaymentPlan, SimulatorOptions } from './simulator-knobs';
 import { SimulatedPayments, SimulatorRefusal, notificationFor } from './simulator-payments';
 import type { SimulatorChange } from './simulator-payments';
-import { registerControlRoutes } from './simulator-control-routes';
+import { createSimulatorApp, registerControlRoutes } from './simulator-control-routes';
+import type { SimulatorApp, SimulatorControls } from './simulator-control-routes';
 import type {
   SimulatorDispute,
   SimulatorDisputeStatus,
@@ -17,9 +16,6 @@ import type {
 } from './simulator-protocol';
 
 export type { PaymentPlan, SimulatorKnobs, SimulatorOptions } from './simulator-knobs';
-
-const createTypedApp = () => Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
-export type SimulatorApp = ReturnType<typeof createTypedApp>;
 
 const IdParams = Type.Object({ id: Type.String() });
 
@@ -59,7 +55,7 @@ const staleStatus = {
  * galang of every change with Standard Webhooks signatures, retrying with backoff. Tests drive
  * each transition through its methods or its `/test/…` control endpoints.
  */
-export class PaymentSimulator {
+export class PaymentSimulator implements SimulatorControls {
   readonly app: FastifyInstance;
   private readonly book = new SimulatedPayments((change) => {
     this.notify(change);
@@ -85,7 +81,7 @@ export class PaymentSimulator {
       sleep: (ms) => this.sleep(ms),
       closed: () => this.closed,
     });
-    const app = createTypedApp();
+    const app = createSimulatorApp();
     this.routes(app);
     registerControlRoutes(app, this);
     this.app = app;
