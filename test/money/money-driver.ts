@@ -13,6 +13,7 @@ import { createCampaign, donationBody } from '../support/stack';
 import type { History, HistoryStep, RefundStart } from './history';
 import { describeHistory, describeStep } from './history';
 import { MoneyModel, expectedMoney } from './reference-model';
+import { debugLines } from './case-debug';
 import { compare, observe, waitUntilQuiet } from './money-observe';
 import type { CaseIds } from './money-observe';
 import {
@@ -261,6 +262,12 @@ export async function runCase(ctx: DriverContext, history: History): Promise<Cas
       `the case could not run: ${error instanceof Error ? error.message : String(error)}`,
     ];
   }
+  const debug =
+    problems.length > 0
+      ? await debugLines(ctx, run.ids.donationId).catch((e: unknown) => [
+          `(no debug: ${String(e)})`,
+        ])
+      : [];
   const report = [
     describeHistory(history),
     `donation ${run.ids.donationId}, payment ${run.ids.providerReference ?? '?'}, names ${JSON.stringify(Object.fromEntries(run.ids.names))}`,
@@ -268,6 +275,7 @@ export async function runCase(ctx: DriverContext, history: History): Promise<Cas
     `actual: ${actual}`,
     'what the driver did:',
     ...run.log,
+    ...(debug.length > 0 ? ['debug (MONEY_DEBUG):', ...debug.map((l) => `  ${l}`)] : []),
     'problems:',
     ...problems.map((p) => `  - ${p}`),
   ].join('\n');
