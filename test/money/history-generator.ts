@@ -66,11 +66,6 @@ class Rng {
   }
 }
 
-export interface GeneratorOptions {
-  /** Let a dispute be decided before galang has seen it open (default false: wait between). */
-  raceDisputes?: boolean;
-}
-
 const AMOUNTS = [10_000, 25_000, 40_000, 50_000, 75_000, 100_000];
 const UNIT = 1_000;
 
@@ -118,6 +113,7 @@ function paymentSteps(b: Builder): void {
   // A success right behind a failure: PAID after any failure is accepted.
   if (first !== 'none' && first !== 'settled' && rng.chance(0.15)) {
     b.push({ kind: 'payment', to: 'settled' });
+    b.settle(); // credited late or in time, it is credited before a reversal asks
   }
   if (b.model.view().phase === 'open') {
     b.push({ kind: 'deadline' });
@@ -192,13 +188,14 @@ function refunds(b: Builder, count: number): void {
   for (const refund of b.model.view().pendingRefunds) endRefund(b, refund);
 }
 
-function dispute(b: Builder, options: GeneratorOptions): void {
+function dispute(b: Builder): void {
   const { rng } = b;
   const left = b.model.view().refundable;
   if (left < 1) return;
   const dispute = b.name('d');
   b.push({ kind: 'dispute', dispute, amount: rng.chance(0.6) ? left : refundAmount(rng, left) });
-  if (!options.raceDisputes) b.settle();
+  // Half the time the decision races the opening: galang may see WON before OPEN.
+  if (rng.chance(0.5)) b.settle();
   const to = rng.chance(0.5) ? 'won' : 'lost';
   b.push({ kind: 'dispute-update', dispute, to });
   b.settle(); // a won amount is back before anything else is refunded against it
@@ -266,12 +263,7 @@ function adversity(rng: Rng, steps: readonly HistoryStep[]): HistoryStep[] {
 }
 
 /** Case `index` of the run seeded `seed`, for one provider profile. */
-export function generateHistory(
-  seed: number,
-  index: number,
-  profile: ProviderProfile,
-  options: GeneratorOptions = {},
-): History {
+export function generateHistory(seed: number, index: number, profile: ProviderProfile): History {
   const rng = new Rng(caseSeed(seed, index));
   const amount = rng.pick(AMOUNTS);
   const paidAmount = rng.chance(0.04) ? amount - UNIT : undefined;
@@ -287,7 +279,7 @@ export function generateHistory(
         [3, 15],
       ]),
     );
-    if (b.model.view().disputeCount === 0 && rng.chance(0.25)) dispute(b, options);
+    if (b.model.view().disputeCount === 0 && rng.chance(0.25)) dispute(b);
   }
   const history: History = {
     seed,
