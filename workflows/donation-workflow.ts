@@ -173,7 +173,9 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
             `paid ${payment.amount} ${payment.currency}, expected ${input.amount} ${input.currency}`,
           );
         }
-        const confirmed = await confirmDonation(input.donationId, false);
+        // `late`: a step of this workflow may have closed the row already (a local activity whose
+        // task was retried because this PAID arrived), and the workflow owns its own payment.
+        const confirmed = await confirmDonation(input.donationId, true);
         setStatus(confirmed.status);
         return { donationId: input.donationId, status: state.status, credited: confirmed.credited };
       }

@@ -105,7 +105,10 @@ export class WebhookDelivery {
       }
       const lagSeconds = Math.max(0, Date.now() - entry.receivedAt.getTime()) / 1000;
       this.deps.metrics?.signalLag.observe({ provider, path }, lagSeconds);
-      log.info?.({ ...about, donationId, path, lagSeconds, note }, 'webhook delivered');
+      log.info?.(
+        { ...about, donationId, path, lagSeconds, ...(note ? { note } : {}) },
+        note ? 'webhook delivered' : 'webhook signalled to the donation workflow',
+      );
       await this.deps.inbox.markProcessed(inboxId, note);
       return 'delivered';
     } catch (error) {

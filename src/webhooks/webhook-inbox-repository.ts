@@ -151,15 +151,7 @@ export class WebhookInboxRepository {
       query = query.where('received_at', '>=', age(window.newerThanMs));
     }
     const rows = await query.orderBy('received_at').limit(limit).execute();
-    return rows.map((row) => ({
-      id: row.id,
-      provider: row.provider,
-      eventKey: row.event_key,
-      donationId: row.donation_id,
-      event: row.payload as WebhookEvent,
-      correlationId: row.correlation_id ?? null,
-      receivedAt: row.received_at,
-    }));
+    return rows.map(toEntry);
   }
 
   /**
@@ -186,14 +178,26 @@ export class WebhookInboxRepository {
       .orderBy('w.received_at')
       .limit(limit)
       .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      provider: row.provider,
-      eventKey: row.event_key,
-      donationId: row.donation_id,
-      event: row.payload as WebhookEvent,
-      correlationId: row.correlation_id ?? null,
-      receivedAt: row.received_at,
-    }));
+    return rows.map(toEntry);
   }
+}
+
+function toEntry(row: {
+  id: string;
+  provider: string;
+  event_key: string;
+  donation_id: string | null;
+  payload: unknown;
+  received_at: Date;
+  correlation_id: string | null;
+}): InboxEntry {
+  return {
+    id: row.id,
+    provider: row.provider,
+    eventKey: row.event_key,
+    donationId: row.donation_id,
+    event: row.payload as WebhookEvent,
+    correlationId: row.correlation_id,
+    receivedAt: row.received_at,
+  };
 }

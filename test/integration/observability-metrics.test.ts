@@ -54,12 +54,12 @@ describe('metrics', () => {
     const campaignId = await createCampaign(stack.db);
     const key = `metrics-${Date.now()}`;
     const id = deriveUuid(clientAScope(key));
-    // The gateway fails until the worker has retried createPayment once, then recovers.
+    // The gateway fails until the worker has retried startPayment once, then recovers.
     stack.simulator.plan(id, { errorRate: 1 });
     const posted = postDonation(stack.apiUrl, key, donationBody(campaignId));
     await eventually(async () => {
       const body = await (await fetch(workerMetricsUrl)).text();
-      return body.includes('galang_activity_retries_total{activityType="createPayment"')
+      return body.includes('galang_activity_retries_total{activityType="startPayment"')
         ? true
         : undefined;
     });
@@ -113,15 +113,16 @@ describe('metrics', () => {
     ).toBe(1);
     expect(seriesValue(text, 'galang_donation_confirmation_seconds_count', { taskQueue })).toBe(1);
     expect(
-      seriesValue(text, 'galang_activity_retries_total', { activityType: 'createPayment' }),
+      seriesValue(text, 'galang_activity_retries_total', { activityType: 'startPayment' }),
     ).toBeGreaterThanOrEqual(1);
     // The SDK's built-in metrics, snake_case.
     const queue = { task_queue: taskQueue };
     expect(
       seriesValue(text, 'temporal_workflow_task_schedule_to_start_latency_count', queue),
     ).toBeGreaterThan(0);
+    // The donation's steps run as local activities: no activity task waits on a queue.
     expect(
-      seriesValue(text, 'temporal_activity_schedule_to_start_latency_count', queue),
+      seriesValue(text, 'temporal_local_activity_execution_latency_count', queue),
     ).toBeGreaterThan(0);
     expect(seriesValue(text, 'temporal_workflow_completed_total', queue)).toBeGreaterThanOrEqual(1);
   });

@@ -15,7 +15,8 @@ import {
 } from '@temporalio/workflow';
 import type { LegacyActivities } from '../../activities/legacy-activities';
 import * as contracts from '../contracts';
-import { DonationStatusAttribute, FailureType, nonRetryableErrorTypes } from '../contracts';
+import { DonationStatusAttribute, FailureType } from '../contracts';
+import { cacheActivity, moneyActivity } from '../retry-policies';
 import type { DonationInput, DonationStatus, PaymentAction } from '../contracts';
 import { isSettled, reducePayment } from './payment-event-v1';
 import type {
@@ -58,13 +59,6 @@ interface DonationOutcome {
   credited: boolean;
 }
 
-const retry = {
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '1 minute',
-  nonRetryableErrorTypes,
-};
-
 const {
   recordDonation,
   createPayment,
@@ -73,13 +67,9 @@ const {
   confirmDonation,
   recordReversal,
   failDonation,
-} = proxyActivities<LegacyActivities>({ startToCloseTimeout: '30 seconds', retry });
+} = proxyActivities<LegacyActivities>(moneyActivity);
 
-/** Cache invalidation is best effort: the TTL bounds staleness if Redis is away. */
-const { invalidateCampaignCache } = proxyActivities<LegacyActivities>({
-  startToCloseTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
+const { invalidateCampaignCache } = proxyActivities<LegacyActivities>(cacheActivity);
 
 const REVERSALS: Partial<Record<PaymentStatus, 'REFUND' | 'CHARGEBACK'>> = {
   REFUNDED: 'REFUND',

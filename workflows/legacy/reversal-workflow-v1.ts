@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { LegacyActivities, LegacyReversalResult } from '../../activities/legacy-activities';
-import { nonRetryableErrorTypes } from '../contracts';
+import { cacheActivity, moneyActivity } from '../retry-policies';
 
 /** The reversal workflow's input before money-v2. */
 export interface ReversalInputV1 {
@@ -15,20 +15,8 @@ export interface ReversalInputV1 {
   providerReference: string;
 }
 
-const { refundPayment, recordReversal } = proxyActivities<LegacyActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes,
-  },
-});
-
-const { invalidateCampaignCache } = proxyActivities<LegacyActivities>({
-  startToCloseTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
+const { refundPayment, recordReversal } = proxyActivities<LegacyActivities>(moneyActivity);
+const { invalidateCampaignCache } = proxyActivities<LegacyActivities>(cacheActivity);
 
 /**
  * Reverses a confirmed donation whose workflow has finished: refunds at the provider when an

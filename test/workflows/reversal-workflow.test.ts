@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { PostResult } from '../../src/ledger/ledger-repository';
+import { WorkflowType, reversalEventSignal, reversalWorkflowId } from '../../workflows/contracts';
+import type {
+  DisputeEvent,
+  DisputeStatus,
+  DonationStatus,
+  PaymentSnapshot,
+  RefundEvent,
+  RefundStatus,
+  ReversalInput,
+  ReversalWorkflow,
+} from '../../workflows/contracts';
+import { connectToDevServer, recorded, snapshot, until, withWorker } from '../support/stub-worker';
+
+const REFERENCE = 'pay_rev_1';
+const AMOUNT = 10_000;
+
+interface Script {
+  /** What each postReversal call answers, in order; the last one repeats. */
+  posts?: Partial<PostResult>[];
+  /** What each fetchPayment call reads, in order; the last one repeats. */
+  reads?: Partial<PaymentSnapshot>[];
+  donationStatus?: DonationStatus;
+}
+
+function reversalStubs(script: Script) {
+  let posts = 0;
+  let reads = 0;
+  const nth = <T>(list: T[], i: number) => list[Math.min(i, list.length - 1)];
+  return recorded({
+    postReversal: async () => ({
+      status: 'REFUNDED',
+      inserted: 1,
+      refused: undefined,
+      campaignId: 'campaign-rev',
+      ...nth(script.posts ?? [{}], posts++),
+    }),
+    donationStatus: async () => ({
+      status: script.donationStatus ?? 'CONFIRMED',
+      credited: true,
+    }),
+    fetchPayment: async (_provider, reference) =>
+      snapshot(reference, 'PAID', AMOUNT, nth(script.reads ?? [{}], reads++)),
+  });
+}
+
+function refund(status: RefundStatus, refundId = 're_1', amount = AMOUNT): RefundEvent {
+  return {
+    kind: 'refund',
+    eventKey: `evt-${randomUUID()}`,
+    providerReference: REFERENCE,
+    refundId,
+    status,
+    amount,
+    currency: 'IDR',
+    occurredAt: new Date().toISOString(),
+  };
+}
+
+function dispute(status: DisputeStatus, disputeId = 'dp_1'): DisputeEvent {
+  return {
+    kind: 'dispute',
+    eventKey: `evt-${randomUUID()}`,
+    providerReference: REFERENCE,
+    disputeId,
+    status,
+    amount: AMOUNT,
+    currency: 'IDR',
+    occurredAt: new Date().toISOString(),
+  };
+}
+
+function reversalInput(event: RefundEvent | DisputeEvent, verifyWithProvider = false) {
+  const input: ReversalInput = {
+    donationId: randomUUID(),
+    campaignId: 'campaign-rev',
+    provider: 'simulator',
+    providerReference: REFERENCE,
+    verifyWithProvider,
+    event,
+  };
+  const id = event.kind === 'refund' ? event.refundId : event.disputeId;
+  return { input, workflowId: reversalWorkflowId(input.donationId, event.kind, id) };
+}
+
+describe('reversal workflow with stub activities', () => {
+  let env: TestWorkflowEnvironment;
+
+  beforeAll(async () => {
+    env = await connectToDevServer();
+  });
+  afterAll(async () => {
+    await env.teardown();
+  });
+
+  const start = (taskQueue: string, input: ReversalInput, workflowId: string) =>
+    env.client.workflow.start<ReversalWorkflow>(WorkflowType.reversal, {
+      workflowId,
+      taskQueue,
+      args: [input],
+    });
+
+  it('posts the REFUND of a succeeded refund', async () => {
+    const stubs = reversalStubs({});
+    const { input, workflowId } = reversalInput(refund('SUCCEEDED', 're_ok', 4_000));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
+    expect(stubs.names()).toEqual(['postReversal']);
+    expect(stubs.argsOf('postReversal')).toEqual([
+      [input.donationId, [{ entryType: 'REFUND', externalRef: 're_ok', amount: 4_000 }]],
+    ]);
+  });
+
+  it('polls the provider for a pending refund until it succeeds', async () => {
+    const stubs = reversalStubs({
+      reads: [
+        { refunds: [{ refundId: 're_1', status: 'PENDING', amount: AMOUNT }] },
+        { refunds: [{ refundId: 're_1', status: 'SUCCEEDED', amount: AMOUNT }] },
+      ],
+    });
+    const { input, workflowId } = reversalInput(refund('PENDING'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result.outcome).toBe('posted');
+    expect(stubs.names()).toEqual(['fetchPayment', 'fetchPayment', 'postReversal']);
+    expect(stubs.argsOf('fetchPayment')).toEqual([
+      ['simulator', REFERENCE],
+      ['simulator', REFERENCE],
+    ]);
+    expect(stubs.argsOf('postReversal')[0]?.[1]).toEqual([
+      { entryType: 'REFUND', externalRef: 're_1', amount: AMOUNT },
+    ]);
+  });
+
+  it('posts as soon as a later notification says the refund succeeded', async () => {
+    const stubs = reversalStubs({});
+    const { input, workflowId } = reversalInput(refund('PENDING'));
+    await withWorker(env, stubs.activities, async (taskQueue) => {
+      const handle = await start(taskQueue, input, workflowId);
+      await until(() => stubs.count('fetchPayment') > 0 || undefined);
+      await handle.signal(reversalEventSignal, refund('SUCCEEDED'));
+      await expect(handle.result()).resolves.toMatchObject({ outcome: 'posted' });
+    });
+    expect(stubs.names()).toEqual(['fetchPayment', 'postReversal']);
+  });
+
+  it('moves no money for a failed refund with nothing to undo', async () => {
+    const stubs = reversalStubs({
+      posts: [{ refused: 'nothing-to-undo', inserted: 0, status: 'CONFIRMED' }],
+    });
+    const { input, workflowId } = reversalInput(refund('FAILED', 're_denied'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'no-money-moved', donationStatus: 'CONFIRMED' });
+    expect(stubs.argsOf('postReversal')).toEqual([
+      [
+        input.donationId,
+        [{ entryType: 'REFUND_REVERSAL', externalRef: 're_denied', amount: AMOUNT }],
+      ],
+    ]);
+  });
+
+  it('acts on the provider record, not the notification, when it must verify', async () => {
+    // The notification says succeeded; the provider first does not know the refund, then says
+    // it failed: the posting follows the provider.
+    const stubs = reversalStubs({
+      reads: [{}, { refunds: [{ refundId: 're_v', status: 'FAILED', amount: 3_000 }] }],
+      posts: [{ refused: 'nothing-to-undo', inserted: 0, status: 'CONFIRMED' }],
+    });
+    const { input, workflowId } = reversalInput(refund('SUCCEEDED', 're_v'), true);
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result.outcome).toBe('no-money-moved');
+    expect(stubs.names()).toEqual(['fetchPayment', 'fetchPayment', 'postReversal']);
+    expect(stubs.argsOf('postReversal')[0]?.[1]).toEqual([
+      { entryType: 'REFUND_REVERSAL', externalRef: 're_v', amount: 3_000 },
+    ]);
+  });
+
+  it('posts the CHARGEBACK of an open dispute', async () => {
+    const stubs = reversalStubs({ posts: [{ status: 'CHARGED_BACK' }] });
+    const { input, workflowId } = reversalInput(dispute('OPEN'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'posted', donationStatus: 'CHARGED_BACK' });
+    expect(stubs.argsOf('postReversal')).toEqual([
+      [input.donationId, [{ entryType: 'CHARGEBACK', externalRef: 'dp_1', amount: AMOUNT }]],
+    ]);
+  });
+
+  it('posts CHARGEBACK then CHARGEBACK_REVERSAL for a dispute won', async () => {
+    const stubs = reversalStubs({ posts: [{ status: 'CONFIRMED', inserted: 2 }] });
+    const { input, workflowId } = reversalInput(dispute('WON', 'dp_won'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'posted', donationStatus: 'CONFIRMED' });
+    expect(stubs.argsOf('postReversal')).toEqual([
+      [
+        input.donationId,
+        [
+          { entryType: 'CHARGEBACK', externalRef: 'dp_won', amount: AMOUNT },
+          { entryType: 'CHARGEBACK_REVERSAL', externalRef: 'dp_won', amount: AMOUNT },
+        ],
+      ],
+    ]);
+  });
+
+  it('waits while the donation is open and not credited, then posts', async () => {
+    const stubs = reversalStubs({
+      posts: [{ refused: 'not-credited', inserted: 0, status: 'AWAITING_PAYMENT' }, {}],
+      donationStatus: 'AWAITING_PAYMENT',
+    });
+    const { input, workflowId } = reversalInput(refund('SUCCEEDED'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
+    expect(stubs.names()).toEqual(['postReversal', 'donationStatus', 'postReversal']);
+    const [first, second] = stubs.argsOf('postReversal');
+    expect(second).toEqual(first);
+  });
+
+  it('leaves a reversal of a donation closed without credit to review', async () => {
+    const stubs = reversalStubs({
+      posts: [{ refused: 'not-credited', inserted: 0, status: 'EXPIRED' }],
+      donationStatus: 'EXPIRED',
+    });
+    const { input, workflowId } = reversalInput(refund('SUCCEEDED'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'EXPIRED' });
+    expect(stubs.names()).toEqual(['postReversal', 'donationStatus']);
+  });
+
+  it('leaves a reversal larger than the net to review', async () => {
+    const stubs = reversalStubs({
+      posts: [{ refused: 'out-of-range', inserted: 0, status: 'PARTIALLY_REFUNDED' }],
+    });
+    const { input, workflowId } = reversalInput(refund('SUCCEEDED', 're_big', AMOUNT * 2));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'PARTIALLY_REFUNDED' });
+    expect(stubs.names()).toEqual(['postReversal']);
+  });
+});
