@@ -1,6 +1,7 @@
 // @ts-check
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -55,6 +56,16 @@ export default tseslint.config(
           message: 'Use the SDK uuid4() or deterministic ids.',
         },
       ],
+    },
+  },
+  {
+    // The campaign page's one browser module, served as written (no build step, so no types).
+    files: ['src/demo-page/public/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: globals.browser,
     },
   },
   {

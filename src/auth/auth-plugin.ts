@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsync, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
-import { bearerToken, createKeyAuthenticator } from './key-authenticator';
+import { bearerToken, keyDigest, ownersByKeyDigest } from './key-authenticator';
 import { withHook } from '../http/route-hooks';
 
 export type Principal = { kind: 'client'; id: string } | { kind: 'operator'; id: string };
@@ -30,15 +30,16 @@ export interface AuthPluginOptions {
  * forgetting is never open access.
  */
 const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app, options) => {
-  const client = createKeyAuthenticator(options.apiKeys);
-  const operator = createKeyAuthenticator(options.operatorKeys);
+  const clients = ownersByKeyDigest(options.apiKeys);
+  const operators = ownersByKeyDigest(options.operatorKeys);
   app.decorateRequest('principal', undefined);
 
   const authenticate = (request: FastifyRequest, requirement: AuthRequirement): Principal => {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) throw new AppError('unauthorized');
-    const clientId = client(token);
-    const operatorId = operator(token);
+    const presented = keyDigest(token);
+    const clientId = clients.get(presented);
+    const operatorId = operators.get(presented);
     if (operatorId !== undefined && requirement !== 'client')
       return { kind: 'operator', id: operatorId };
     if (clientId !== undefined && requirement !== 'operator')

@@ -31,13 +31,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: ProgressResponse, 304: { type: 'null', description: 'Not modified' } },
       },
     },
-    // Not async: a read answered from this process's copy costs no promise.
-    (request, reply) => {
-      const answer = progress.get(request.params.id);
-      return answer instanceof Promise
-        ? answer.then((read) => sendProgress(request, reply, read))
-        : sendProgress(request, reply, answer);
-    },
+    async (request, reply) => sendProgress(request, reply, await progress.get(request.params.id)),
   );
 
   app.post(

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Counter } from 'prom-client';
 import { AppError } from '../errors/error-catalogue';
 import { CircuitBreaker } from '../resilience/circuit-breaker';
 import type { ProgressMetrics } from '../observability/metrics';
@@ -44,15 +45,15 @@ export class ProgressService {
   private readonly rebuilding = new Map<string, Promise<CachedProgress | undefined>>();
   private readonly breaker: CircuitBreaker;
   private readonly stopListening: () => void;
-  /** Bound once: a labelled `inc` hashes its labels on every call, and reads are the hot path. */
-  private readonly counted: Record<ProgressResult, { inc(): void }>;
+  /** The read counter's child per result, bound once. */
+  private readonly counted: Record<ProgressResult, Counter.Internal>;
 
   constructor(private readonly options: ProgressServiceOptions) {
     const { metrics, log } = options;
     const results: ProgressResult[] = ['local', 'hit', 'stale', 'miss', 'bypass', 'last-known'];
     this.counted = Object.fromEntries(
       results.map((result) => [result, metrics.requests.labels({ result })]),
-    ) as Record<ProgressResult, { inc(): void }>;
+    ) as Record<ProgressResult, Counter.Internal>;
     this.breaker = new CircuitBreaker({
       failureThreshold: 3,
       cooldownMs: 5_000,
@@ -68,21 +69,17 @@ export class ProgressService {
   }
 
   /**
-   * A campaign's progress. From this process's own copy when it is fresh enough, synchronously:
-   * a hot campaign's reads cost no promise. Otherwise a promise of the layered read below.
+   * A campaign's progress: this process's copy while it is fresh enough, else Redis, else
+   * Postgres (one rebuild per miss), else the last known value, else a 503.
    */
-  get(campaignId: string): ProgressAnswer | Promise<ProgressAnswer> {
+  async get(campaignId: string): Promise<ProgressAnswer> {
     const now = Date.now();
     const local = this.copies.get(campaignId);
     if (local && now - local.storedAt < this.options.localTtlMs && local.value.freshUntil > now) {
       this.counted.local.inc();
       return local.answer;
     }
-    return this.read(campaignId, now);
-  }
 
-  /** Redis, else Postgres (one rebuild per miss), else the last known value, else a 503. */
-  private async read(campaignId: string, now: number): Promise<ProgressAnswer> {
     let cached: CachedProgress | undefined;
     let redisUp = true;
     try {

@@ -21,6 +21,8 @@ export interface Config {
     readonly namespace: string;
     readonly taskQueue: string;
     readonly uiPort: number;
+    /** The Temporal Web UI, linked from the campaign page. */
+    readonly uiUrl: string;
     /** How long the edge waits on Temporal before answering 503. */
     readonly requestTimeoutMs: number;
   };
@@ -67,6 +69,10 @@ export interface Config {
     readonly graceSeconds: number;
   };
   readonly logLevel: string;
+  /** `pretty` lines for people (pino-pretty, the development default) or JSON for machines. */
+  readonly logFormat: 'pretty' | 'json';
+  /** The campaign page at `/` and `/campaigns/:id` (src/demo-page/); off in production. */
+  readonly demoPage: boolean;
   /** Port of the worker's Prometheus endpoint (Temporal SDK and galang worker metrics); 0: none. */
   readonly workerMetricsPort: number;
 }
@@ -125,6 +131,8 @@ export function loadConfig(source: Env = process.env): Config {
   const dataDir = path.resolve(reader.string('DATA_DIR', '.data'));
   const lmdbPath = path.resolve(reader.string('LMDB_PATH', path.join(dataDir, 'idempotency')));
   const simulatorPort = reader.port('SIMULATOR_PORT', 3100);
+  const temporalAddress = reader.string('TEMPORAL_ADDRESS', '127.0.0.1:7233');
+  const temporalUiPort = reader.port('TEMPORAL_UI_PORT', 8233);
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
   const operatorKeys = reader.keyList('OPERATOR_KEYS', production ? undefined : DEV_OPERATOR_KEYS);
@@ -145,10 +153,14 @@ export function loadConfig(source: Env = process.env): Config {
     redisUrl: reader.url('REDIS_URL', 'redis://127.0.0.1:6379'),
     redisKeyPrefix: reader.string('REDIS_KEY_PREFIX', 'galang:'),
     temporal: {
-      address: reader.string('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+      address: temporalAddress,
       namespace: reader.string('TEMPORAL_NAMESPACE', 'default'),
       taskQueue: reader.string('TEMPORAL_TASK_QUEUE', 'donations'),
-      uiPort: reader.port('TEMPORAL_UI_PORT', 8233),
+      uiPort: temporalUiPort,
+      uiUrl: reader.url(
+        'TEMPORAL_UI_URL',
+        `http://${temporalAddress.replace(/:\d+$/, '')}:${temporalUiPort}`,
+      ),
       requestTimeoutMs: reader.integer('TEMPORAL_REQUEST_TIMEOUT_MS', 5_000, 100, 60_000),
     },
     dataDir,
@@ -190,6 +202,13 @@ export function loadConfig(source: Env = process.env): Config {
       env === 'test' ? 'silent' : 'info',
     ),
     workerMetricsPort: reader.port('WORKER_METRICS_PORT', 9464),
+    logFormat: reader.oneOf(
+      'LOG_FORMAT',
+      ['pretty', 'json'],
+      env === 'development' ? 'pretty' : 'json',
+    ),
+    demoPage:
+      reader.oneOf('DEMO_PAGE', ['true', 'false'], production ? 'false' : 'true') === 'true',
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEV_API_KEYS } from '../config/config';
 import { CampaignRepository } from '../campaigns/campaign-repository';
+import { DEMO_CAMPAIGN_ID } from '../demo-page/demo-page-plugin';
 import { openDatabase } from '../runtime/infrastructure';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
@@ -13,11 +14,14 @@ import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temp
  * seeds the `demo` campaign and runs the simulator, the worker and the API in this process.
  */
 runEntry('galang', async (config, log, parts) => {
+  const say = (line = '') => process.stdout.write(`${line}\n`);
+  const pageUrl = `${config.publicUrl}/`;
+  // First, so a newcomer sees where to go before the logs of everything starting.
+  if (config.demoPage) say(`Campaign page: ${pageUrl}  (ready once "galang is up" is printed)`);
   // Before anything opens a NativeConnection: the worker below shares this process.
   installWorkerRuntime(config, log);
-  const say = (line = '') => process.stdout.write(`${line}\n`);
   const { host, port } = parseAddress(config.temporal.address);
-  let uiUrl = `http://${host}:${config.temporal.uiPort}`;
+  let uiUrl = config.temporal.uiUrl;
   if (await isPortOpen(host, port)) {
     log.info({ address: config.temporal.address }, 'using the Temporal server already running');
   } else {
@@ -41,7 +45,7 @@ runEntry('galang', async (config, log, parts) => {
   const db = await openDatabase(config);
   parts.push({ name: 'db', stop: () => db.destroy() });
   await new CampaignRepository(db).create({
-    id: 'demo',
+    id: DEMO_CAMPAIGN_ID,
     title: 'Demo campaign: clean water for Desa Sukamaju',
     goalAmount: 100_000_000,
     currency: 'IDR',
@@ -55,10 +59,13 @@ runEntry('galang', async (config, log, parts) => {
     parts.push(await startApi(config, db));
   }
 
-  const [clientId, secret] = (process.env.API_KEYS ? '' : DEV_API_KEYS).split(':');
+  // The demo key is printed only while it is the one configured (API_KEYS unset).
+  const [clientId = '', demoSecret] = DEV_API_KEYS.split(':');
+  const secret = config.apiKeys.get(clientId) === demoSecret ? demoSecret : undefined;
   const key = `demo-${Date.now()}`;
   say();
   say(`galang is up.`);
+  if (config.demoPage) say(`  Campaign     ${pageUrl}  (donate from the browser)`);
   say(`  API          ${config.publicUrl}  (${config.apiProcesses} process(es))`);
   say(`  Temporal UI  ${uiUrl}  (namespace ${config.temporal.namespace})`);
   say(`  Metrics      ${config.publicUrl}/metrics (API), API docs ${config.publicUrl}/docs`);

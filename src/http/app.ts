@@ -27,9 +27,12 @@ import { registerReconciliationMetrics } from '../observability/metrics';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { healthRoutes } from '../health/health-routes';
+import { loggerOptions } from '../observability/logger-options';
+import demoPagePlugin from '../demo-page/demo-page-plugin';
+import { apiBackgroundLoops, runBackgroundLoops } from '../runtime/background-loops';
+import drainOnClosePlugin from './drain-on-close';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
-import { lazyChildLoggerFactory } from './lazy-child-logger';
 import requestIdPlugin from './request-id';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
@@ -48,16 +51,14 @@ export interface AppDependencies {
 
 /** The composition root of the HTTP API: repositories, services, plugins and routes. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const logger = deps.logger ?? { level: deps.config.logLevel };
   const app = Fastify({
-    logger,
-    // With logging off Fastify hands every request the one null logger, unless a factory is set.
-    ...(logger === false ? {} : { childLoggerFactory: lazyChildLoggerFactory }),
+    logger: deps.logger ?? loggerOptions(deps.config),
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(requestIdPlugin);
+  await app.register(drainOnClosePlugin);
 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);
@@ -129,25 +130,40 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }),
   });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
-  await app.register(webhookRoutes, {
-    intake: new WebhookIntake({
-      providers: deps.providers,
+  if (deps.config.demoPage) {
+    await app.register(demoPagePlugin, {
+      config: deps.config,
+      campaigns,
+      donations,
+      simulatePayments: deps.config.env !== 'production' && deps.defaultProvider === 'simulator',
+    });
+  }
+  const intake = new WebhookIntake({
+    providers: deps.providers,
+    inbox,
+    delivery: new WebhookDelivery({
       inbox,
-      delivery: new WebhookDelivery({
-        inbox,
-        donations,
-        providers: deps.providers,
-        temporal: deps.temporal,
-        moneyWorkflows,
-        metrics: deps.metrics.webhooks,
-      }),
+      donations,
+      providers: deps.providers,
+      temporal: deps.temporal,
+      moneyWorkflows,
       metrics: deps.metrics.webhooks,
-      redeliveryMaxAgeMs:
-        deps.config.reconciliation.intervalSeconds === 0
-          ? undefined
-          : deps.config.reconciliation.graceSeconds * 1000,
     }),
-    redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
+    metrics: deps.metrics.webhooks,
+    redeliveryMaxAgeMs:
+      deps.config.reconciliation.intervalSeconds === 0
+        ? undefined
+        : deps.config.reconciliation.graceSeconds * 1000,
   });
+  await app.register(webhookRoutes, { intake });
+  runBackgroundLoops(
+    app,
+    apiBackgroundLoops({
+      store: deps.idempotencyStore,
+      metrics: deps.metrics.idempotency,
+      intake,
+      redeliveryIntervalMs: deps.config.inboxRedeliveryIntervalMs,
+    }),
+  );
   return app;
 }

@@ -3,10 +3,10 @@ import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
-  onRequestHookHandler,
-  onSendHookHandler,
+  onRequestAsyncHookHandler,
+  onSendAsyncHookHandler,
   preHandlerAsyncHookHandler,
-  preValidationHookHandler,
+  preValidationAsyncHookHandler,
 } from 'fastify';
 import { AppError } from '../errors/error-catalogue';
 import type { IdempotencyMetrics } from '../observability/metrics';
@@ -16,7 +16,7 @@ import type { IdempotencyScope } from './idempotency-key';
 import type { ClaimResult, IdempotencyRecord } from './idempotency-record';
 import type { IdempotencyStore } from './idempotency-store';
 import { withHook } from '../http/route-hooks';
-import { KnownBodies, parseDeferredBody, rawDigestOf } from './request-bytes';
+import { keepJsonBodies, rawDigestOf } from './request-bytes';
 import type { RequestBytes } from './request-bytes';
 
 declare module 'fastify' {
@@ -29,10 +29,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * One idempotent request. Its JSON body is kept as received (`RequestBytes`) and parsed only
- * when no stored answer matches those bytes: a replay is answered without parsing it.
- */
+/** One idempotent request; its JSON body's bytes are kept (`RequestBytes`) to recognize a retry. */
 export interface IdempotencyContext extends RequestBytes {
   scope: IdempotencyScope;
   key: string;
@@ -74,9 +71,9 @@ function canonicalOf(context: IdempotencyContext, body: unknown): string {
  * Idempotent POSTs. The hooks are attached only to routes with `config.idempotent`, at
  * registration, so other routes pay nothing:
  * - onRequest (after auth): parse the key, before the body is read or the store touched.
- * - content-type parser: keep the JSON body's bytes and defer parsing them.
- * - preValidation: answer from a live record with one LMDB read (replay, 409 or 422), else parse
- *   the body. A replay of the same bytes is neither parsed nor validated.
+ * - content-type parser: keep the JSON body's bytes beside the parsed body.
+ * - preValidation: answer from a live record with one LMDB read (replay, 409 or 422). A replay
+ *   is not validated: it is answered with what the original request was answered.
  * - preHandler (body valid): claim the key in one conditional write, or take over the claim of
  *   a process that died holding it.
  * - onSend: store a final answer and flush it, or release the claim after a transient failure.
@@ -86,55 +83,29 @@ function canonicalOf(context: IdempotencyContext, body: unknown): string {
  */
 const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (app, options) => {
   const { store, metrics } = options;
-  const knownBodies = new KnownBodies();
   app.decorateRequest('idempotency', undefined);
+  keepJsonBodies(app, (request) => request.idempotency);
 
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const context = request.idempotency;
-    if (!context) {
-      void parseJson(request, body as string, done);
-      return;
-    }
-    context.rawBody = body as string;
-    context.unparsed = true;
-    done(null, undefined);
-  });
-
-  // Callback-style hooks on purpose: a replay is answered on the hottest path, and an async
-  // hook costs a promise per request.
   const onRequest =
-    (route: string): onRequestHookHandler =>
-    (request, _reply, done) => {
-      try {
-        const principal = request.principal;
-        if (!principal) throw new AppError('unauthorized');
-        const key = parseIdempotencyKey(request.headers['idempotency-key']);
-        const scope = { clientId: principal.id, method: request.method, route, key };
-        request.idempotency = {
-          scope,
-          key: scopedKey(scope),
-          rawBody: undefined,
-          unparsed: false,
-          rawDigest: undefined,
-          fingerprint: undefined,
-        };
-        done();
-      } catch (error) {
-        done(error as Error);
-      }
+    (route: string): onRequestAsyncHookHandler =>
+    async (request) => {
+      const principal = request.principal;
+      if (!principal) throw new AppError('unauthorized');
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const scope = { clientId: principal.id, method: request.method, route, key };
+      request.idempotency = {
+        scope,
+        key: scopedKey(scope),
+        rawBody: undefined,
+        rawDigest: undefined,
+        fingerprint: undefined,
+      };
     };
 
-  const preValidation: preValidationHookHandler = (request, reply, done) => {
-    try {
-      const context = request.idempotency as IdempotencyContext;
-      const existing = store.get(context.key);
-      if (existing && answerExisting(request, reply, existing)) return;
-      parseDeferredBody(request, context, parseJson);
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
+  const preValidation: preValidationAsyncHookHandler = async (request, reply) => {
+    const context = request.idempotency as IdempotencyContext;
+    const existing = store.get(context.key);
+    if (existing) return answerExisting(request, reply, existing);
   };
 
   const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
@@ -177,24 +148,11 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     });
   };
 
-  const onSend: onSendHookHandler = (request, reply, payload, done) => {
-    if (!request.idempotency?.claimId) {
-      done(null, payload);
-      return;
-    }
-    storeOutcome(request, reply, payload).then(
-      () => {
-        done(null, payload);
-      },
-      (error: unknown) => {
-        done(error as Error);
-      },
-    );
-  };
-
-  const storeOutcome = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const context = request.idempotency as IdempotencyContext;
-    const { claimId = '' } = context;
+  /** Stores a final answer (flushed before it is sent) or releases the claim. */
+  const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
+    const context = request.idempotency;
+    const claimId = context?.claimId;
+    if (!context || !claimId) return payload;
     context.claimId = undefined;
     if (isCacheable(reply.statusCode) && typeof payload === 'string') {
       const headers: Record<string, string> = {};
@@ -211,6 +169,7 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       await store.release(context.key, claimId);
       metrics.releases.inc();
     }
+    return payload;
   };
 
   app.addHook('onRoute', (route) => {
@@ -224,9 +183,21 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
   /** Whether the request is the one the record was made for: its bytes, else its meaning. */
   function sameRequest(request: FastifyRequest, record: IdempotencyRecord): boolean {
     const context = request.idempotency as IdempotencyContext;
-    if (knownBodies.matches(record, context)) return true;
-    parseDeferredBody(request, context, parseJson);
-    return record.fingerprint === canonicalOf(context, request.body);
+    return sameBytes(context, record) || record.fingerprint === canonicalOf(context, request.body);
+  }
+
+  /**
+   * Whether the body's bytes are the original request's. Bytes that matched a COMPLETED record
+   * are kept beside the store's copy of it, so a storm of retries costs no digest each.
+   */
+  function sameBytes(context: IdempotencyContext, record: IdempotencyRecord): boolean {
+    const raw = context.rawBody;
+    if (raw === undefined) return false;
+    const completed = record.status === 'COMPLETED';
+    if (completed && store.knownBytes(context.key) === raw) return true;
+    if (record.rawDigest !== rawDigestOf(context)) return false;
+    if (completed) store.rememberBytes(context.key, raw);
+    return true;
   }
 
   /**

@@ -30,6 +30,15 @@ export interface IdempotencyStoreOptions {
   completedCacheSize?: number;
 }
 
+/** Request bodies longer than this are not remembered beside a kept answer. */
+const REMEMBERED_BYTES_MAX = 4096;
+
+/** A COMPLETED record this process keeps for replays, and request bytes seen to match it. */
+interface KeptAnswer {
+  record: CompletedRecord;
+  knownBytes?: string;
+}
+
 /**
  * The edge's idempotency records, in two LMDB environments that every process of the host opens:
  *
@@ -54,7 +63,7 @@ export class IdempotencyStore {
   private readonly leaseMs: number;
   private readonly graceMs: number;
   private readonly now: () => number;
-  private readonly completed = new Map<string, CompletedRecord>();
+  private readonly completed = new Map<string, KeptAnswer>();
   private readonly completedCacheSize: number;
   /** Claim ids are this store's random prefix and a counter: unique, and no entropy per claim. */
   private readonly claimIdPrefix = randomBytes(12).toString('base64url');
@@ -176,6 +185,20 @@ export class IdempotencyStore {
     });
   }
 
+  /** Request bytes seen to match the answer this process keeps for `key`, if any. */
+  knownBytes(key: string): string | undefined {
+    return this.completed.get(key)?.knownBytes;
+  }
+
+  /**
+   * Remembers bytes that matched the kept answer of `key`, so the next retry with them is
+   * recognized by a string comparison. Small bodies only: they stay in this process's memory.
+   */
+  rememberBytes(key: string, bytes: string): void {
+    const kept = this.completed.get(key);
+    if (kept && bytes.length <= REMEMBERED_BYTES_MAX) kept.knownBytes = bytes;
+  }
+
   /**
    * Removes up to `batchSize` expired answers and as many expired claims, walking each expiry
    * index from its oldest entry, one short write transaction each. An expired claim still
@@ -235,15 +258,15 @@ export class IdempotencyStore {
     return { outcome: 'exists', record: answer };
   }
 
-  /** The live answer: this process's copy if it keeps one (the same object every time), else LMDB's. */
+  /** The live answer: this process's copy if it keeps one, else LMDB's. */
   private answerOf(key: string, now: number): CompletedRecord | undefined {
     const kept = this.completed.get(key);
     if (kept) {
-      if (kept.expiresAt > now) return kept;
+      if (kept.record.expiresAt > now) return kept.record;
       this.completed.delete(key);
     }
     const record = this.answers.get(key);
-    // Only answers are written here; a claim found here predates the split and is ignored.
+    // Claims live in the other environment: anything but a live answer here is not an answer.
     if (record?.status !== 'COMPLETED' || record.expiresAt <= now) return undefined;
     this.keep(key, record);
     return record;
@@ -260,7 +283,7 @@ export class IdempotencyStore {
   }
 
   private keep(key: string, record: CompletedRecord): void {
-    this.completed.set(key, record);
+    this.completed.set(key, { record });
     if (this.completed.size > this.completedCacheSize) {
       const oldest = this.completed.keys().next();
       if (!oldest.done) this.completed.delete(oldest.value);

@@ -25,10 +25,9 @@ export class RecordTable {
 
   constructor(options: RecordTableOptions) {
     this.root = open({ path: options.path, maxDbs: 4, noSync: options.noSync });
-    // Records share msgpack structures: a claim encodes faster (docs/benchmarks.md). lmdb-js's
-    // own object cache is deliberately off: it would serve this process's copy of a record that
-    // another process has since changed (an IN_FLIGHT claim it completed), also inside write
-    // transactions, and it slows every claim by a fifth.
+    // Records share msgpack structures, so each encodes without repeating its keys. lmdb-js's own
+    // object cache stays off: it would serve this process's copy of a record that another process
+    // has since changed (an IN_FLIGHT claim it completed), even inside write transactions.
     this.records = this.root.openDB<IdempotencyRecord, string>({
       name: 'records',
       sharedStructuresKey: Symbol.for('galang.idempotency.structures'),

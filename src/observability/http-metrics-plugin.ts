@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
-import type { HistogramSeries } from './hot-path-metrics';
+import type { Histogram } from 'prom-client';
 import type { HttpMetrics } from './metrics';
 import { withHook } from '../http/route-hooks';
 
@@ -13,19 +13,16 @@ const UNMATCHED = 'unmatched';
 
 /**
  * Rate and latency per route, recorded when the answer is handed to the socket (`onSend`):
- * every answer here is a small serialized body, written in one go, so this is when the request
- * is done as far as the server can tell. An `onResponse` hook would make Fastify attach two
- * listeners to every response only to learn the same instant.
+ * every answer here is a small serialized body written in one go, so the request is done then.
  *
- * The route label is the registered pattern (`/v1/donations/:id`), never the raw URL. Each
- * route gets its own hook, made when the route is registered, that already knows its pattern:
- * nothing is looked up per request but the series of the status code.
+ * The route label is the registered pattern (`/v1/donations/:id`), never the raw URL: each route
+ * gets its own hook at registration, and each keeps prom-client's bound child per status code.
  */
 const httpMetricsPlugin: FastifyPluginAsync<HttpMetricsPluginOptions> = async (app, options) => {
   const { requestDuration } = options.metrics;
 
   const recorder = (method: string, route: string) => {
-    const byStatus = new Map<number, HistogramSeries>();
+    const byStatus = new Map<number, Histogram.Internal<'method' | 'route' | 'status_code'>>();
     return (request: FastifyRequest, reply: FastifyReply): void => {
       const status = reply.statusCode;
       let series = byStatus.get(status);

@@ -1,4 +1,3 @@
-import { FastHistogram, TallyCounter } from './hot-path-metrics';
 import { createLmdbGauges } from './lmdb-metrics';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -12,14 +11,11 @@ export function createMetrics(registry = new Registry()) {
     new Counter({ name, help, registers: [registry] });
   const labelled = <L extends string>(name: string, help: string, labelNames: L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
-  // For counters bumped on every request of a hot path: a plain addition, handed over on scrape.
-  const tally = (name: string, help: string) =>
-    new TallyCounter({ name, help, labelNames: [], registry }).labels({});
   return {
     registry,
     idempotency: {
       claims: counter('galang_idempotency_claims_total', 'Keys claimed for a first execution'),
-      replays: tally('galang_idempotency_replays_total', 'Completed answers replayed'),
+      replays: counter('galang_idempotency_replays_total', 'Completed answers replayed'),
       conflicts: counter('galang_idempotency_conflicts_total', 'Requests refused while in flight'),
       mismatches: counter(
         'galang_idempotency_mismatches_total',
@@ -78,25 +74,24 @@ export function createMetrics(registry = new Registry()) {
     },
     // ── HTTP (src/observability/http-metrics-plugin.ts) ──────────────────────────────────
     http: {
-      requestDuration: new FastHistogram<'method' | 'route' | 'status_code'>({
+      requestDuration: new Histogram({
         name: 'galang_http_request_duration_seconds',
         help: 'HTTP requests by method, route pattern and status code, and how long they took',
+        labelNames: ['method', 'route', 'status_code'] as const,
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        registry,
+        registers: [registry],
       }),
     },
     // ── LMDB idempotency store, read on each scrape (src/observability/lmdb-metrics.ts) ──
     lmdb: createLmdbGauges(registry),
     // ── Campaign progress cache (src/campaigns/progress-service.ts) ──────────────────────
     progress: {
-      requests: new TallyCounter({
-        name: 'galang_progress_requests_total',
-        help:
-          'Campaign progress reads by where the answer came from: local (this process), hit (Redis), ' +
+      requests: labelled(
+        'galang_progress_requests_total',
+        'Campaign progress reads by where the answer came from: local (this process), hit (Redis), ' +
           'stale (Redis, refreshing), miss (rebuilt), bypass (Redis out, read Postgres), last-known',
-        labelNames: ['result'],
-        registry,
-      }),
+        ['result'],
+      ),
       rebuilds: counter(
         'galang_progress_rebuilds_total',
         'Campaign progress values read from Postgres to fill the cache',

@@ -2,6 +2,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from '../config/config';
 import type { Config } from '../config/config';
+import { loggerOptions } from '../observability/logger-options';
 import type { Running } from './services';
 import { stopAll } from './services';
 
@@ -23,7 +24,7 @@ export function runEntry(
     }
     throw error;
   }
-  const log = pino({ name, level: config.logLevel });
+  const log = pino(loggerOptions(config, name));
   const parts: Running[] = [];
   let stopping = false;
   const shutdown = async (code: number) => {

@@ -4,7 +4,6 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/database';
 import { buildApp } from '../http/app';
 import { IdempotencyStore } from '../idempotency/idempotency-store';
-import { startIdempotencySweeper } from '../idempotency/idempotency-sweeper';
 import { ProgressCache } from '../campaigns/progress-cache';
 import { createMetrics } from '../observability/metrics';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
@@ -36,7 +35,7 @@ export function openIdempotencyStore(config: Config): IdempotencyStore {
   });
 }
 
-/** The HTTP API with its own Redis, LMDB, Temporal client and sweeper. */
+/** The HTTP API with its own Redis, LMDB and Temporal client (its loops run with the app). */
 export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
   const redis = openRedis(config);
   const idempotencyStore = openIdempotencyStore(config);
@@ -52,14 +51,12 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
     providers: createProviders(config),
     defaultProvider: config.payments.provider,
   });
-  const sweeper = startIdempotencySweeper(idempotencyStore, metrics.idempotency, app.log);
   const url = await app.listen({ host: config.host, port: config.port });
   return {
     name: 'api',
     app,
     url,
     async stop() {
-      sweeper.stop();
       await app.close();
       await temporal.connection.close();
       await idempotencyStore.close();

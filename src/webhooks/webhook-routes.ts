@@ -8,31 +8,10 @@ const WEBHOOK_BODY_LIMIT = 256 * 1024;
  * `POST /v1/webhooks/:provider`. Registered in its own encapsulated context whose only body
  * parser keeps the raw bytes: signatures are verified over exactly what the provider sent.
  */
-export const webhookRoutes: FastifyPluginAsyncTypebox<{
-  intake: WebhookIntake;
-  /** How often rows whose delivery failed are delivered again. */
-  redeliveryIntervalMs: number;
-}> = async (app, { intake, redeliveryIntervalMs }) => {
-  // Rows recorded while Temporal was away are delivered once it answers again. Every API process
-  // runs this; a row delivered twice is harmless (the workflow ignores a repeated event).
-  let redelivering = false;
-  const timer = setInterval(() => {
-    if (redelivering) return;
-    redelivering = true;
-    intake
-      .redeliver(app.log)
-      .catch((error: unknown) => {
-        app.log.warn({ err: error }, 'webhook redelivery failed');
-      })
-      .finally(() => {
-        redelivering = false;
-      });
-  }, redeliveryIntervalMs);
-  timer.unref();
-  app.addHook('onClose', async () => {
-    clearInterval(timer);
-  });
-
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ intake: WebhookIntake }> = async (
+  app,
+  { intake },
+) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     '*',

@@ -60,6 +60,8 @@ export interface StackOptions {
   /** The API's own Postgres URL and Temporal address (a test cuts them through a proxy). */
   apiDatabaseUrl?: string;
   apiTemporalAddress?: string;
+  /** The simulator's port, for an API that calls it at SIMULATOR_URL (the page's "simulate"). */
+  simulatorPort?: number;
   /** Knobs for the whole simulator run. */
   simulator?: SimulatorKnobs;
   /** Treat the simulator like Midtrans or Xendit: confirm paid events with its status API. */
@@ -96,6 +98,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Test files share one database: a stack redelivers only where a test asks it to, or it
     // would deliver other files' rows through its own Temporal connection.
     INBOX_REDELIVERY_INTERVAL_MS: '3600000',
+    ...(options.simulatorPort && { SIMULATOR_URL: `http://127.0.0.1:${options.simulatorPort}` }),
     ...options.env,
   });
 
@@ -112,7 +115,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     autoPayMs: options.autoPayMs ?? 200,
     ...options.simulator,
   });
-  const simulatorUrl = await simulator.listen(0);
+  const simulatorUrl = await simulator.listen(options.simulatorPort ?? 0);
   const simulatorProvider = createSimulatorProvider({
     baseUrl: simulatorUrl,
     webhookSecrets: [DEV_SIMULATOR_SECRET],
@@ -223,54 +226,27 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       worker = await createDonationWorker(workerSetup);
       running = worker.worker.run();
     },
+    /**
+     * Stops what feeds the pipeline before what runs it: the API drains its requests while the
+     * worker still answers them, then the worker drains its tasks (as the samples do: shutdown,
+     * then await run), then the connections, the store and the pools go.
+     */
     async stop() {
+      await app.close();
       worker?.worker.shutdown();
-      await boundedTeardown('the Temporal worker to stop', running);
-      await boundedTeardown('the worker connections to close', async () => {
-        await worker?.connection.close();
-        await workerTemporal.connection.close();
-      });
-      await boundedTeardown('the API and the simulator to close', async () => {
-        if (workerDb !== db) await workerDb.destroy();
-        if (apiDb !== db) await apiDb.destroy();
-        await app.close();
-        await simulator.close();
-        await apiTemporal.connection.close();
-      });
+      await running;
+      await simulator.close();
+      await worker?.connection.close();
+      await workerTemporal.connection.close();
+      await apiTemporal.connection.close();
       await store.close();
       redis.disconnect();
+      if (workerDb !== db) await workerDb.destroy();
+      if (apiDb !== db) await apiDb.destroy();
       await db.destroy();
       removeStoreFiles(lmdbDir, config.lmdbClaimsPath);
     },
   };
-}
-
-/**
- * Waits for a teardown step, at most `ms`. Every test of the suite has already passed by then,
- * so a step that hangs is reported on stderr and left behind rather than failing the suite
- * through Jest's hook timeout; a step that fails still fails it. Seen once in eight full runs:
- * the Temporal worker's shutdown waiting on a long poll that the dev server did not end.
- */
-async function boundedTeardown(
-  what: string,
-  step: Promise<unknown> | undefined | (() => Promise<unknown>),
-  ms = 20_000,
-): Promise<void> {
-  const pending = typeof step === 'function' ? step() : step;
-  if (!pending) return;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => {
-      resolve('late');
-    }, ms);
-  });
-  try {
-    if ((await Promise.race([pending, late])) === 'late') {
-      process.stderr.write(`stack.stop: gave up waiting for ${what} after ${String(ms)} ms\n`);
-    }
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Polls until `check` returns a value or the time runs out. */

@@ -70,3 +70,33 @@ describe('reconciliation settings', () => {
     );
   });
 });
+
+describe('campaign page and log settings', () => {
+  it('serves the page and pretty logs in development, neither in production unless asked', () => {
+    const development = loadConfig({});
+    expect(development.demoPage).toBe(true);
+    expect(development.logFormat).toBe('pretty');
+    const production = {
+      NODE_ENV: 'production',
+      API_KEYS: 'c:12345678',
+      OPERATOR_KEYS: 'o:12345678',
+      SIMULATOR_WEBHOOK_SECRET: 'whsec_c2VjcmV0',
+    };
+    expect(loadConfig(production)).toMatchObject({ demoPage: false, logFormat: 'json' });
+    expect(loadConfig({ ...production, DEMO_PAGE: 'true' }).demoPage).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).logFormat).toBe('json');
+    expect(() => loadConfig({ DEMO_PAGE: 'yes' })).toThrow(/DEMO_PAGE must be one of true, false/);
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+
+  it('links the Temporal UI beside the Temporal server unless told another URL', () => {
+    expect(loadConfig({}).temporal.uiUrl).toBe('http://127.0.0.1:8233');
+    expect(
+      loadConfig({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_UI_PORT: '8080' }).temporal
+        .uiUrl,
+    ).toBe('http://temporal.internal:8080');
+    expect(loadConfig({ TEMPORAL_UI_URL: 'https://temporal.example.com' }).temporal.uiUrl).toBe(
+      'https://temporal.example.com',
+    );
+  });
+});

@@ -236,6 +236,15 @@ export class PaymentSimulator implements SimulatorControls {
       },
     );
 
+    // A sandbox's "simulate payment" (Xendit's and Midtrans's sandboxes have one): the donor
+    // pays now. Settling twice, or after auto-pay did, changes nothing.
+    app.post<{ Params: { id: string } }>('/v1/payments/:id/simulate', async (request, reply) => {
+      const payment = this.book.get(request.params.id);
+      if (!payment) return reply.code(404).send({ error: 'not found' });
+      if (payment.status === 'pending') this.transition(payment.id, 'settled');
+      return payment;
+    });
+
     app.post(
       '/v1/payments/:id/refunds',
       { schema: { params: IdParams, body: RefundBody } },

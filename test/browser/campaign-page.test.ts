@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { CampaignRepository } from '../../src/campaigns/campaign-repository';
+import { freePort } from '../support/free-port';
+import { startStack } from '../support/stack';
+import type { Stack } from '../support/stack';
+
+/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+
+/**
+ * The campaign page in a real browser against the real stack, as a donor uses it: a double
+ * click on Donate makes one donation under one Idempotency-Key, its QR is drawn once, the
+ * payment settles and the progress bar moves by the amount. SCREENSHOT_PATH=docs/campaign-page.png
+ * also writes the README's picture of the final page.
+ */
+describe('the campaign page, in Chromium', () => {
+  let stack: Stack;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let outputDir: string;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    // The simulator never settles on its own: the page's "simulate payment" button does.
+    stack = await startStack({ autoPayMs: -1, simulatorPort: await freePort() });
+    outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'galang-page-'));
+    context = await chromium.launchPersistentContext(path.join(outputDir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 900, height: 1100 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    // A Content-Security-Policy violation, a script error or a failed request is a failure,
+    // except the 409 a second click's POST may get while the first one holds its key.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('response', (response) => {
+      const request = response.request();
+      const retried = response.status() === 409 && request.url().endsWith('/v1/donations');
+      if (response.status() >= 400 && !retried) {
+        problems.push(`${request.method()} ${request.url()}: ${response.status()}`);
+      }
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await context?.close();
+    await stack.stop();
+  });
+
+  /** Runs a test body; on failure saves what the browser showed and says where. */
+  async function withScreenshotOnFailure(body: () => Promise<void>): Promise<void> {
+    try {
+      await body();
+    } catch (error) {
+      const file = path.join(outputDir, `failure-${Date.now()}.png`);
+      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      process.stderr.write(`campaign page test failed; screenshot: ${file}\n`);
+      throw error;
+    }
+  }
+
+  it('takes a double-clicked donation once, shows its QR and moves the bar when paid', async () => {
+    await withScreenshotOnFailure(async () => {
+      const campaignId = `page-${randomUUID().slice(0, 8)}`;
+      await new CampaignRepository(stack.db).create({
+        id: campaignId,
+        title: 'Clean water for Desa Sukamaju',
+        goalAmount: 400_000,
+        currency: 'IDR',
+      });
+      const posts: (string | undefined)[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().endsWith('/v1/donations')) {
+          posts.push(request.headers()['idempotency-key']);
+        }
+      });
+
+      const response = await page.goto(`${stack.apiUrl}/campaigns/${campaignId}`);
+      expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+      await page.getByRole('heading', { name: 'Clean water for Desa Sukamaju' }).waitFor();
+      const progressShows = (amount: number, timeout = 10_000) =>
+        page.locator(`#progress[data-confirmed-amount="${amount}"]`).waitFor({ timeout });
+      const statusIs = (status: string, timeout: number) =>
+        page.locator(`#d-status[data-status="${status}"]`).waitFor({ timeout });
+      await progressShows(0);
+      // Presets are formatted for Indonesia, in whole rupiah (IDR has no minor units).
+      const preset = page.locator('label', { has: page.locator('input[value="100000"]') });
+      expect((await preset.innerText()).replace(/\s/g, ' ')).toBe('Rp 100.000');
+
+      await preset.click();
+      await page.getByLabel('Name').fill('Ani');
+      await page.getByLabel('Email').fill('ani@example.com');
+      await page.getByLabel('Message').fill('Semangat!');
+      await page.locator('#submit').dblclick();
+
+      await statusIs('AWAITING_PAYMENT', 20_000);
+      const rows = await stack.db
+        .selectFrom('donations')
+        .select(['id', 'payment_action', 'amount'])
+        .where('campaign_id', '=', campaignId)
+        .execute();
+      expect(rows).toHaveLength(1);
+      const donation = rows[0];
+      // Both clicks were sent, with one key: the API made one donation of them.
+      expect(posts.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(posts).size).toBe(1);
+      expect(await page.locator('#d-key').textContent()).toBe(posts[0]);
+
+      const qr = page.locator('#pay img');
+      await qr.waitFor();
+      expect(await qr.count()).toBe(1);
+      const qrText = new URL((await qr.getAttribute('src')) ?? '', stack.apiUrl).searchParams.get(
+        'text',
+      );
+      expect(qrText).toBe((donation?.payment_action as { value: string }).value);
+      expect(
+        await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+      ).toBeGreaterThan(0);
+
+      await page.getByRole('button', { name: 'Simulate payment' }).click();
+      await statusIs('CONFIRMED', 30_000);
+      expect(donation?.amount).toBe(100_000);
+      await progressShows(100_000, 15_000);
+      expect(await page.locator('#fill').getAttribute('style')).toBe('width: 25%;');
+      expect(await page.locator('#pay img').count()).toBe(1);
+      const donationsNow = await stack.db
+        .selectFrom('donations')
+        .select('id')
+        .where('campaign_id', '=', campaignId)
+        .execute();
+      expect(donationsNow).toEqual([{ id: donation?.id }]);
+
+      const workflow = page.getByRole('link', { name: /workflow in the Temporal UI/ });
+      expect(await workflow.getAttribute('href')).toBe(
+        `${stack.config.temporal.uiUrl}/namespaces/default/workflows/donation-${donation?.id}`,
+      );
+      expect(problems).toEqual([]);
+
+      const screenshot = process.env.SCREENSHOT_PATH;
+      if (screenshot) {
+        // The bar eases to its width: the picture shows where it ends.
+        await page.evaluate('Promise.all(document.getAnimations().map((a) => a.finished))');
+        await page.screenshot({ path: path.resolve(screenshot), fullPage: true });
+        process.stderr.write(`campaign page screenshot: ${path.resolve(screenshot)}\n`);
+      }
+    });
+  }, 120_000);
+});
