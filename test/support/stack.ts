@@ -40,6 +40,8 @@ export interface Stack {
   simulatorUrl: string;
   /** The providers the API and the worker use (the ops CLI's too, in tests). */
   providers: ProviderRegistry;
+  /** Stops the in-process worker mid-flight and starts a new one on the same task queue. */
+  restartWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -208,9 +210,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const progressCache = new ProgressCache(redis, config.progress);
   // The worker's own client, as in production: reconciliation starts and describes workflows.
   const workerTemporal = createTemporalClient(config.temporal);
-  const worker = options.noWorker
+  // Kept so restartWorker can start another worker just like it.
+  let workerSetup: Parameters<typeof createDonationWorker>[0] | undefined;
+  const createWorker = (setup: Parameters<typeof createDonationWorker>[0]) => {
+    workerSetup = setup;
+    return createDonationWorker(setup);
+  };
+  let worker = options.noWorker
     ? undefined
-    : await createDonationWorker({
+    : await createWorker({
         temporal: config.temporal,
         taskQueue: config.temporal.taskQueue,
         workflowBundle: { codePath: state.workflowBundlePath },
@@ -220,7 +228,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         client: workerTemporal,
         config,
       });
-  const running = worker?.worker.run();
+  let running = worker?.worker.run();
 
   return {
     config,
@@ -233,6 +241,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     store,
     simulatorUrl,
     providers,
+    async restartWorker() {
+      if (!worker || !workerSetup) throw new Error('This stack runs no worker of its own');
+      worker.worker.shutdown();
+      await running;
+      await worker.connection.close();
+      worker = await createDonationWorker(workerSetup);
+      running = worker.worker.run();
+    },
     /**
      * Stops what feeds the pipeline before what runs it: the API drains its requests while the
      * worker still answers them, then the worker drains its tasks (as the samples do: shutdown,

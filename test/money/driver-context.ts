@@ -1,0 +1,12 @@
+import type { Stack } from '../support/stack';
+import type { WebhookRecorder } from './webhook-recorder';
+
+/** What a case needs of the stack it runs on; several cases share one at a time. */
+export interface DriverContext {
+  stack: Stack;
+  recorder: WebhookRecorder;
+  /** Kills the worker and starts a new one; serialized, as several cases share the worker. */
+  restartWorker(): Promise<void>;
+  paymentTimeoutSeconds: number;
+  settleHorizonSeconds: number;
+}

@@ -1,0 +1,294 @@
+/**
+ * Seeded provider histories for the model-based test of the money. Every history is valid for
+ * the provider (the reference model refuses any other) and ends decided: no refund pending, no
+ * dispute open, so the stack can go quiet. A run's seed and a case's index regenerate it.
+ */
+import type { History, HistoryStep, PaymentMove, ProviderProfile, RefundStart } from './history';
+import { MoneyModel, expectedMoney } from './reference-model';
+
+/** mulberry32: a small, fast 32-bit PRNG; the same seed gives the same numbers everywhere. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** One case's own seed, mixed from the run's seed and its index (so cases are independent). */
+export function caseSeed(seed: number, index: number): number {
+  let h = (seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** A run's seed: `MONEY_SEED` when given, else a fresh one (always printed by the caller). */
+export function runSeed(env: string | undefined): number {
+  if (env !== undefined && env !== '') {
+    const seed = Number(env);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`MONEY_SEED ${env} is not a seed`);
+    return seed >>> 0;
+  }
+  return Math.floor(Math.random() * 4_294_967_296);
+}
+
+class Rng {
+  private readonly next: () => number;
+  constructor(seed: number) {
+    this.next = mulberry32(seed);
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  /** An integer in [min, max]. */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+  pick<T>(items: readonly T[]): T {
+    const item = items[Math.floor(this.next() * items.length)];
+    if (item === undefined) throw new Error('pick from nothing');
+    return item;
+  }
+  weighted<T>(choices: readonly (readonly [T, number])[]): T {
+    const total = choices.reduce((sum, [, w]) => sum + w, 0);
+    let roll = this.next() * total;
+    for (const [value, weight] of choices) {
+      roll -= weight;
+      if (roll < 0) return value;
+    }
+    const last = choices.at(-1);
+    if (!last) throw new Error('weighted pick from nothing');
+    return last[0];
+  }
+}
+
+const AMOUNTS = [10_000, 25_000, 40_000, 50_000, 75_000, 100_000];
+const UNIT = 1_000;
+
+/** Builds the money steps in order, checking each against the model as it goes. */
+class Builder {
+  readonly steps: HistoryStep[] = [];
+  readonly model: MoneyModel;
+  private names = 0;
+
+  constructor(
+    readonly rng: Rng,
+    readonly history: Pick<History, 'amount' | 'paidAmount'>,
+  ) {
+    this.model = new MoneyModel(history);
+  }
+
+  push(step: HistoryStep): void {
+    this.model.apply(step, this.steps.length);
+    this.steps.push(step);
+  }
+
+  name(prefix: string): string {
+    this.names += 1;
+    return `${prefix}${this.names}`;
+  }
+
+  settle(): void {
+    if (this.steps.at(-1)?.kind !== 'settle') this.push({ kind: 'settle' });
+  }
+}
+
+/** The payment's own lifecycle: in time, failed, expired at the deadline, past it, late. */
+function paymentSteps(b: Builder): void {
+  const { rng } = b;
+  const processing = rng.chance(0.3);
+  if (processing) b.push({ kind: 'payment', to: 'processing' });
+  const first = rng.weighted<PaymentMove | 'none'>([
+    ['settled', 45],
+    ['declined', 12],
+    ['canceled', processing ? 0 : 8],
+    ['expired', processing ? 0 : 8],
+    ['none', 27],
+  ]);
+  if (first !== 'none') b.push({ kind: 'payment', to: first });
+  // A success right behind a failure: PAID after any failure is accepted.
+  if (first !== 'none' && first !== 'settled' && rng.chance(0.15)) {
+    b.push({ kind: 'payment', to: 'settled' });
+    b.settle(); // credited late or in time, it is credited before a reversal asks
+  }
+  if (b.model.view().phase === 'open') {
+    b.push({ kind: 'deadline' });
+    if (b.model.view().phase === 'horizon') {
+      const during = rng.weighted<PaymentMove | 'none'>([
+        ['settled', 35],
+        ['declined', 15],
+        ['none', 50],
+      ]);
+      if (during === 'none') b.push({ kind: 'horizon' });
+      else b.push({ kind: 'payment', to: during });
+    }
+  }
+  const view = b.model.view();
+  if (view.payment !== 'settled' && rng.chance(0.4)) {
+    // A late success after the donation closed without it.
+    b.push({ kind: 'payment', to: 'settled' });
+    b.settle(); // a reversal must find it credited, not see it closed first
+  }
+}
+
+function refundAmount(rng: Rng, left: number): number {
+  if (left <= UNIT || rng.chance(0.25)) return left;
+  return rng.int(1, Math.floor((left - 1) / UNIT)) * UNIT;
+}
+
+/** Ends one pending refund; a succeeded one may fail afterwards, as Stripe's can. */
+function endRefund(b: Builder, refund: string): void {
+  const to = b.rng.chance(0.7) ? 'succeeded' : 'failed';
+  b.push({ kind: 'refund-update', refund, to });
+  if (to === 'succeeded') maybeFailLater(b, refund);
+}
+
+function maybeFailLater(b: Builder, refund: string): void {
+  if (!b.rng.chance(0.12)) return;
+  b.settle(); // the success is posted before it is taken back
+  b.push({ kind: 'refund-update', refund, to: 'failed' });
+  b.settle(); // the amount is back before anything else is refunded against it
+}
+
+function oneRefund(b: Builder, operator: boolean): void {
+  const { rng } = b;
+  const view = b.model.view();
+  if (view.refundable < 1) return;
+  const amount = refundAmount(rng, view.refundable);
+  const start = rng.weighted<RefundStart>([
+    ['pending', 50],
+    ['succeeded', 35],
+    ['denied', 15],
+  ]);
+  if (operator) {
+    b.settle(); // the API refunds what it sees credited
+    const refund = b.name('op');
+    b.push({ kind: 'operator-refund', refund, amount, start, requestKey: `refund-${refund}` });
+    if (start === 'succeeded') maybeFailLater(b, refund);
+  } else {
+    const refund = b.name('r');
+    b.push({ kind: 'refund', refund, amount, start });
+    if (start === 'succeeded') maybeFailLater(b, refund);
+  }
+  // Sometimes end an earlier pending refund now, sometimes leave it for later.
+  const pending = b.model.view().pendingRefunds;
+  if (pending.length > 0 && rng.chance(0.5)) endRefund(b, rng.pick(pending));
+}
+
+function refunds(b: Builder, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const view = b.model.view();
+    const operator = view.credited && b.rng.chance(0.35);
+    oneRefund(b, operator);
+  }
+  for (const refund of b.model.view().pendingRefunds) endRefund(b, refund);
+}
+
+function dispute(b: Builder): void {
+  const { rng } = b;
+  const left = b.model.view().refundable;
+  if (left < 1) return;
+  const dispute = b.name('d');
+  b.push({ kind: 'dispute', dispute, amount: rng.chance(0.6) ? left : refundAmount(rng, left) });
+  // Half the time the decision races the opening: galang may see WON before OPEN.
+  if (rng.chance(0.5)) b.settle();
+  const to = rng.chance(0.5) ? 'won' : 'lost';
+  b.push({ kind: 'dispute-update', dispute, to });
+  b.settle(); // a won amount is back before anything else is refunded against it
+  if (to === 'won' && rng.chance(0.3)) refunds(b, 1);
+}
+
+/** Steps that move no money, inserted among the others: duplicates, resets, a killed worker. */
+function adversity(rng: Rng, steps: readonly HistoryStep[]): HistoryStep[] {
+  const notifying = steps.flatMap((step, i) =>
+    ['payment', 'refund', 'operator-refund', 'refund-update', 'dispute', 'dispute-update'].includes(
+      step.kind,
+    )
+      ? [i]
+      : [],
+  );
+  /** Extra steps to insert before original index `at` (steps.length: at the end). */
+  const inserts: { at: number; step: HistoryStep }[] = [];
+  const redeliveries = rng.weighted([
+    [0, 40],
+    [1, 35],
+    [2, 25],
+  ]);
+  for (let i = 0; i < redeliveries && notifying.length > 0; i++) {
+    const of = rng.pick(notifying);
+    const mode = rng.chance(0.5) ? 'duplicate' : 'stale';
+    inserts.push({
+      at: rng.int(of + 1, steps.length),
+      step: { kind: 'redeliver', step: of, mode },
+    });
+  }
+  steps.forEach((step, i) => {
+    if (step.kind === 'operator-refund' && rng.chance(0.3)) {
+      inserts.push({
+        at: rng.int(i + 1, steps.length),
+        step: { kind: 'operator-refund-retry', refund: step.refund },
+      });
+    }
+  });
+  if (rng.chance(0.3)) {
+    const to = rng.chance(0.8) ? 'first-task' : 'last-task';
+    inserts.push({ at: rng.int(0, steps.length), step: { kind: 'reset', to } });
+  }
+  if (rng.chance(0.2))
+    inserts.push({ at: rng.int(0, steps.length), step: { kind: 'kill-worker' } });
+
+  // Rebuild, renumbering the steps a redelivery points at.
+  const out: HistoryStep[] = [];
+  const newIndex = new Map<number, number>();
+  for (let i = 0; i <= steps.length; i++) {
+    for (const insert of inserts.filter((x) => x.at === i)) {
+      out.push(insert.step);
+    }
+    const step = steps[i];
+    if (step) {
+      newIndex.set(i, out.length);
+      out.push(step);
+    }
+  }
+  return out.map((step) => {
+    if (step.kind !== 'redeliver') return step;
+    const at = newIndex.get(step.step);
+    if (at === undefined) throw new Error('a redelivery of no step');
+    return { ...step, step: at };
+  });
+}
+
+/** Case `index` of the run seeded `seed`, for one provider profile. */
+export function generateHistory(seed: number, index: number, profile: ProviderProfile): History {
+  const rng = new Rng(caseSeed(seed, index));
+  const amount = rng.pick(AMOUNTS);
+  const paidAmount = rng.chance(0.04) ? amount - UNIT : undefined;
+  const b = new Builder(rng, { amount, paidAmount });
+  paymentSteps(b);
+  if (b.model.view().payment === 'settled') {
+    refunds(
+      b,
+      rng.weighted([
+        [0, 30],
+        [1, 30],
+        [2, 25],
+        [3, 15],
+      ]),
+    );
+    if (b.model.view().disputeCount === 0 && rng.chance(0.25)) dispute(b);
+  }
+  const history: History = {
+    seed,
+    index,
+    profile,
+    amount,
+    ...(paidAmount === undefined ? {} : { paidAmount }),
+    steps: adversity(rng, b.steps),
+  };
+  expectedMoney(history); // the whole history, adversity included, must still be valid
+  return history;
+}
