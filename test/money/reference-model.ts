@@ -45,7 +45,7 @@ export class MoneyModel {
   private credited = false;
   private readonly entries: ExpectedEntry[] = [];
   /** Reversal entries waiting for the donation to be credited, in the order they were due. */
-  private readonly waiting: { ref: string; entry: ExpectedEntry }[] = [];
+  private waiting: { ref: string; entry: ExpectedEntry }[] = [];
   private readonly refunds = new Map<string, RefundState>();
   private readonly disputes = new Map<string, DisputeState>();
   private readonly outcomes: Record<string, ReversalOutcome> = {};
@@ -210,9 +210,11 @@ export class MoneyModel {
     if (to === 'succeeded') {
       refund.succeededOnce = true;
       this.due(name, { type: 'REFUND', ref: name, amount: -refund.amount });
-    } else if (wasSucceeded) {
+    } else if (wasSucceeded && this.entries.some((e) => e.type === 'REFUND' && e.ref === name)) {
       this.due(name, { type: 'REFUND_REVERSAL', ref: name, amount: refund.amount });
     } else {
+      // Its REFUND was never posted (nothing credited yet): the give-back has nothing to undo.
+      this.waiting = this.waiting.filter((w) => w.ref !== name);
       this.outcomes[name] = 'no-money-moved';
     }
   }

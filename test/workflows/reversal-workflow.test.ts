@@ -23,6 +23,8 @@ interface Script {
   /** What each fetchPayment call reads, in order; the last one repeats. */
   reads?: Partial<PaymentSnapshot>[];
   donationStatus?: DonationStatus;
+  /** Whether the donation's money is in the ledger when its status is read. */
+  credited?: boolean;
 }
 
 function reversalStubs(script: Script) {
@@ -39,7 +41,7 @@ function reversalStubs(script: Script) {
     }),
     donationStatus: async () => ({
       status: script.donationStatus ?? 'CONFIRMED',
-      credited: true,
+      credited: script.credited ?? false,
     }),
     fetchPayment: async (_provider, reference) =>
       snapshot(reference, 'PAID', AMOUNT, nth(script.reads ?? [{}], reads++)),
@@ -227,6 +229,20 @@ describe('reversal workflow with stub activities', () => {
     expect(stubs.names()).toEqual(['postReversal', 'donationStatus', 'postReversal']);
     const [first, second] = stubs.argsOf('postReversal');
     expect(second).toEqual(first);
+  });
+
+  it('posts again when the donation was credited after its post looked', async () => {
+    const stubs = reversalStubs({
+      posts: [{ refused: 'not-credited', inserted: 0, status: 'CONFIRMED' }, {}],
+      donationStatus: 'CONFIRMED',
+      credited: true,
+    });
+    const { input, workflowId } = reversalInput(refund('SUCCEEDED'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
+    expect(stubs.names()).toEqual(['postReversal', 'donationStatus', 'postReversal']);
   });
 
   it('leaves a reversal of a donation closed without credit to review', async () => {
