@@ -33,8 +33,13 @@ export async function readStartedDonation(
   }
   const payload = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   if (!payload) return undefined;
-  const input =
-    temporal.options.loadedDataConverter.payloadConverter.fromPayload<DonationInput>(payload);
+  // Through the payload codecs first: histories hold the input encrypted.
+  const { payloadCodecs, payloadConverter } = temporal.options.loadedDataConverter;
+  let decoded = [payload];
+  for (const codec of [...payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+  const [plain] = decoded;
+  if (!plain) return undefined;
+  const input = payloadConverter.fromPayload<DonationInput>(plain);
   const seconds = Number(first?.eventTime?.seconds ?? 0);
   return { input, startedAt: new Date(seconds * 1000) };
 }

@@ -255,3 +255,35 @@ describe('the start of a donation (issue 12, the edge)', () => {
     expect(await effectsOf(stack, id)).toMatchObject({ donations: 1, workflows: 2, charges: 1 });
   }, 60_000);
 });
+
+describe('a donation accepted before any worker recorded it', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    // No worker: the workflow starts, nobody runs it, the row never exists.
+    stack = await startStack({ noWorker: true, env: { EARLY_RETURN_MS: '300' } });
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  it('reads as PENDING from its started workflow, through the payload codec', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const key = `unrecorded-${Date.now()}`;
+    const id = deriveUuid(clientAScope(key));
+    const accepted = await postDonation(stack.apiUrl, key, donationBody(campaignId, 12_000));
+    expect(accepted.status).toBe(202);
+    const response = await fetch(`${stack.apiUrl}/v1/donations/${id}`, {
+      headers: { authorization: `Bearer ${CLIENT_SECRET}` },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      id,
+      status: 'PENDING',
+      amount: 12_000,
+      paymentAction: null,
+      workflowId: donationWorkflowId(id),
+    });
+    await stack.temporal.workflow.getHandle(donationWorkflowId(id)).terminate('test done');
+  });
+});
