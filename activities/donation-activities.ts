@@ -19,7 +19,7 @@ import type { ActivityDeps } from './activity-deps';
 export type PaymentStart =
   | { kind: 'created'; providerReference: string; action: PaymentAction }
   | { kind: 'refused'; failureType: FailureType; reason: string }
-  | { kind: 'decided'; status: DonationStatus };
+  | { kind: 'decided'; status: DonationStatus; providerReference: string | undefined };
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -129,7 +129,12 @@ export function createDonationActivities(deps: ActivityDeps) {
       try {
         const recorded = await recordDonation(input);
         if (!(OPEN_STATUSES as readonly string[]).includes(recorded.status)) {
-          return { kind: 'decided', status: recorded.status };
+          const row = await deps.donations.findById(input.donationId);
+          return {
+            kind: 'decided',
+            status: recorded.status,
+            providerReference: row?.providerReference ?? undefined,
+          };
         }
         return { kind: 'created', ...(await createPayment(input)) };
       } catch (error) {

@@ -39,6 +39,9 @@ const { startPayment, fetchPayment, closePayment, confirmDonation, failDonation 
   proxyLocalActivities<DonationActivities>(moneyLocalActivity);
 const { startLatePayment } = proxyActivities<ReversalActivities>(moneyActivity);
 
+/** Endings without money: a success for one of these is a late payment. */
+const UNCREDITED: readonly DonationStatus[] = ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'];
+
 /** Past the deadline, a payment the provider would not close is checked this long by default. */
 const DEFAULT_SETTLE_HORIZON_SECONDS = 24 * 3600;
 const MAX_CHECK_INTERVAL_MS = 10 * 60 * 1000;
@@ -131,6 +134,18 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
       FailureType.AlreadyDecided,
     );
     setStatus(started.status);
+    // A success that reached this run before it found the donation decided (a reset of a
+    // closed donation, say) is a late payment: its workflow verifies and credits it.
+    const reference = started.providerReference;
+    const paid = early.find((e) => e.status === 'PAID' && e.providerReference === reference);
+    if (reference && paid && UNCREDITED.includes(started.status)) {
+      await startLatePayment({
+        ...paymentRef(input, reference),
+        event: paid,
+        amount: input.amount,
+        currency: input.currency,
+      });
+    }
     return { donationId: input.donationId, status: started.status, credited: false };
   }
   const reference = started.providerReference;

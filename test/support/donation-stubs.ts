@@ -50,7 +50,11 @@ export function donationStubs(
   payment: FakePayment,
   start?: PaymentStart,
   /** Holds the first call of each until the promise resolves: a slow write, to race. */
-  held: { failDonation?: Promise<void>; confirmDonation?: Promise<void> } = {},
+  held: {
+    startPayment?: Promise<void>;
+    failDonation?: Promise<void>;
+    confirmDonation?: Promise<void>;
+  } = {},
 ): Recorded {
   const read = (reference: string) => snapshot(reference, payment.status, payment.amount);
   const row = { status: 'AWAITING_PAYMENT' as DonationStatus, credited: false };
@@ -61,8 +65,10 @@ export function donationStubs(
     await hold;
   };
   return recorded({
-    startPayment: async () =>
-      start ?? { kind: 'created', providerReference: REFERENCE, action: ACTION },
+    startPayment: async () => {
+      await pass('startPayment');
+      return start ?? { kind: 'created', providerReference: REFERENCE, action: ACTION };
+    },
     fetchPayment: async (_provider, reference) => read(reference),
     closePayment: async (_provider, reference) => {
       payment.beforeClose?.();

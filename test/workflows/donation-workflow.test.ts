@@ -17,6 +17,7 @@ import {
   donationStubs,
   gate,
   paymentEvent,
+  REFERENCE,
   timeline,
 } from '../support/donation-stubs';
 import type { FakePayment } from '../support/donation-stubs';
@@ -208,7 +209,7 @@ describe('donation workflow with stub activities', () => {
   it('fails the payment action of a donation decided before this run', async () => {
     const stubs = donationStubs(
       { status: 'PENDING', amount: AMOUNT, closable: true },
-      { kind: 'decided', status: 'CONFIRMED' },
+      { kind: 'decided', status: 'CONFIRMED', providerReference: REFERENCE },
     );
     const input = donationInput();
     await withWorker(env, stubs.activities, async (taskQueue) => {
@@ -222,5 +223,28 @@ describe('donation workflow with stub activities', () => {
       });
     });
     expect(stubs.names()).toEqual(['startPayment']);
+  });
+
+  it('hands a PAID that reached a run of a donation closed without money to its late payment', async () => {
+    // A reset of an expired donation: the new run finds it decided, but the donor's success
+    // came in while it looked.
+    const hold = gate();
+    const stubs = donationStubs(
+      { status: 'PAID', amount: AMOUNT, closable: false },
+      { kind: 'decided', status: 'EXPIRED', providerReference: REFERENCE },
+      { startPayment: hold.promise },
+    );
+    const input = donationInput();
+    await withWorker(env, stubs.activities, async (taskQueue) => {
+      const { answer, handle } = await begin(env.client, input, taskQueue);
+      await until(() => stubs.count('startPayment') > 0 || undefined);
+      await handle.signal(paymentEventSignal, paymentEvent('PAID'));
+      hold.open();
+      await expect(answer).rejects.toMatchObject({ cause: { type: FailureType.AlreadyDecided } });
+      await expect(handle.result()).resolves.toMatchObject({ status: 'EXPIRED', credited: false });
+    });
+    expect(stubs.argsOf('startLatePayment')).toEqual([
+      [expect.objectContaining({ donationId: input.donationId, providerReference: REFERENCE })],
+    ]);
   });
 });
