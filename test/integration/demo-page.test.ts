@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { donationWorkflowId } from '../../workflows/contracts';
 import { DonationRepository } from '../../src/donations/donation-repository';
 import { LedgerRepository } from '../../src/ledger/ledger-repository';
+import { productionEnv } from '../support/production-env';
 import {
   CLIENT_SECRET,
   OPERATOR_SECRET,
@@ -129,7 +130,12 @@ describe('the campaign page, by configuration', () => {
   it('gives no key and no payment simulation in production, even when enabled', async () => {
     const stack = await startStack({
       noWorker: true,
-      env: { NODE_ENV: 'production', DEMO_PAGE: 'true' },
+      env: productionEnv({
+        DEMO_PAGE: 'true',
+        PAYMENT_PROVIDER: 'simulator',
+        ALLOW_SIMULATOR: 'true',
+        SIMULATOR_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
+      }),
     });
     try {
       expect((await fetch(`${stack.apiUrl}/`)).status).toBe(200);

@@ -37,11 +37,15 @@ type Found = { path: string; payload: Payload };
 
 /**
  * Every payload in a history, found by walking the decoded protobuf objects, with where it was
- * found; but for the two kinds codecs leave alone by design: search attributes (the server
- * indexes them: campaign, status, provider) and headers (the request's correlation id).
+ * found; but for what codecs leave alone by design: search attributes (the server indexes
+ * them: campaign, status, provider), headers (the request's correlation id) and the SDK's
+ * marker bookkeeping.
  */
 function payloadsOf(node: unknown, path = '', found: Found[] = []): Found[] {
   if (/\.(searchAttributes|header)$/.test(path)) return found;
+  // The SDK's own marker bookkeeping (a patch's id; a local activity's sequence number, type
+  // and times), written without the codec; a local activity's result is under `result`.
+  if (/\.markerRecordedEventAttributes\.details\.(patch-data|data)$/.test(path)) return found;
   if (Array.isArray(node)) for (const child of node) payloadsOf(child, path, found);
   else if (node && typeof node === 'object' && !(node instanceof Uint8Array)) {
     const record = node as Record<string, unknown>;

@@ -125,7 +125,7 @@ describe('webhook intake under a flood of public reads', () => {
     );
     // The flood was real: its own reads queued for the API's pool far longer than a webhook
     // takes, which is what a webhook sharing that pool would have waited too.
-    expect(percentile(reads, 50)).toBeGreaterThan(2 * percentile(all(idle), 50));
+    expect(percentile(reads, 50)).toBeGreaterThan(1.5 * percentile(all(idle), 50));
     expect(floodP99).toBeLessThanOrEqual(2 * idleP99);
   }, 150_000);
 });
