@@ -1,3 +1,4 @@
+import { productionEnv } from '../support/production-env';
 import { ConfigError, loadConfig } from '../../src/config/config';
 import { defaultClaimsPath } from '../../src/idempotency/claims-location';
 
@@ -84,12 +85,7 @@ describe('campaign page and log settings', () => {
     const development = loadConfig({});
     expect(development.demoPage).toBe(true);
     expect(development.logFormat).toBe('pretty');
-    const production = {
-      NODE_ENV: 'production',
-      API_KEYS: 'c:12345678',
-      OPERATOR_KEYS: 'o:12345678',
-      SIMULATOR_WEBHOOK_SECRET: 'whsec_c2VjcmV0',
-    };
+    const production = productionEnv();
     expect(loadConfig(production)).toMatchObject({ demoPage: false, logFormat: 'json' });
     expect(loadConfig({ ...production, DEMO_PAGE: 'true' }).demoPage).toBe(true);
     expect(loadConfig({ NODE_ENV: 'test' }).logFormat).toBe('json');
