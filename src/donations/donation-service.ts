@@ -11,6 +11,7 @@ import type { ProviderRegistry } from '../providers/payment-provider';
 import type { MoneyWorkflows } from '../temporal/money-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
+import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-views';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
 import {
   donationWorkflowId,
@@ -141,7 +142,7 @@ export class DonationService {
     // Started without its action, closed already (a retry after it finished), refused in an
     // earlier run, or Temporal away: Postgres knows whether the payment exists.
     const donation = await this.deps.donations.findById(donationId);
-    if (donation?.paymentAction) return accepted(donation, donation.status);
+    if (donation?.paymentAction) return acceptedAnswer(donation, donation.status);
     const refused = failureReasonCodes[donation?.failureReason ?? ''];
     if (refused) throw new AppError(refused);
     if (outcome?.kind === 'started') return pendingAnswer(input);
@@ -320,80 +321,7 @@ async function withDeadlineOr503<T>(
   }
 }
 
-function accepted(donation: Donation, status: string): DonationAccepted {
-  return {
-    id: donation.id,
-    status,
-    campaignId: donation.campaignId,
-    amount: donation.amount,
-    currency: donation.currency,
-    paymentAction: donation.paymentAction,
-    links: { self: `/v1/donations/${donation.id}` },
-  };
-}
-
-/** The answer before the payment action exists: 202 PENDING; the GET shows the action. */
-function pendingAnswer(input: DonationInput): DonationAccepted {
-  return {
-    id: input.donationId,
-    status: 'PENDING',
-    campaignId: input.campaignId,
-    amount: input.amount,
-    currency: input.currency,
-    paymentAction: null,
-    links: { self: `/v1/donations/${input.donationId}` },
-  };
-}
-
-/** A donation whose workflow started but has not recorded it yet, as its input describes it. */
-function startedView(input: DonationInput, startedAt: Date): DonationView {
-  const at = startedAt.toISOString();
-  return {
-    id: input.donationId,
-    status: 'PENDING',
-    campaignId: input.campaignId,
-    amount: input.amount,
-    currency: input.currency,
-    donor: {
-      name: input.donor.anonymous ? 'Anonymous' : input.donor.name,
-      anonymous: input.donor.anonymous,
-    },
-    message: input.message ?? null,
-    paymentMethod: input.paymentMethod,
-    provider: input.provider,
-    paymentAction: null,
-    failureReason: null,
-    confirmedAt: null,
-    createdAt: at,
-    updatedAt: at,
-    workflowId: input.workflowId,
-  };
-}
-
 function failureMessage(error: unknown): string | undefined {
   const cause = (error as { cause?: unknown }).cause;
   return cause instanceof Error ? cause.message : undefined;
-}
-
-function toView(donation: Donation): DonationView {
-  return {
-    id: donation.id,
-    status: donation.status,
-    campaignId: donation.campaignId,
-    amount: donation.amount,
-    currency: donation.currency,
-    donor: {
-      name: donation.donor.anonymous ? 'Anonymous' : donation.donor.name,
-      anonymous: donation.donor.anonymous,
-    },
-    message: donation.message,
-    paymentMethod: donation.paymentMethod,
-    provider: donation.provider,
-    paymentAction: donation.paymentAction,
-    failureReason: donation.failureReason,
-    confirmedAt: donation.confirmedAt?.toISOString() ?? null,
-    createdAt: donation.createdAt.toISOString(),
-    updatedAt: donation.updatedAt.toISOString(),
-    workflowId: donation.workflowId,
-  };
 }
