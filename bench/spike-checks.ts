@@ -1,4 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../src/config/config';
+import { connectTemporalClient } from '../src/temporal/temporal-client';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { KyselyPlugin } from 'kysely';
@@ -190,12 +191,14 @@ export async function measureDonationCosts(options: {
   monitor.disconnect();
   redis.disconnect();
 
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  const client = new Client({ connection });
+  // Through galang's own client builder: the histories' payloads are encrypted.
+  const client = await connectTemporalClient(
+    loadConfig({ ...process.env, TEMPORAL_ADDRESS: stack.temporalAddress }).temporal,
+  );
   const handle = client.workflow.getHandle(donationWorkflowId(ids[0] ?? ''));
   const { raw } = await handle.describe();
   const events = (await handle.fetchHistory()).events ?? [];
-  await connection.close();
+  await client.connection.close();
 
   await stack.stop();
   await new Promise((resolve) => setTimeout(resolve, 1_000));
