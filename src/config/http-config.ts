@@ -41,7 +41,7 @@ export function readHttp(reader: EnvReader, production: boolean): HttpConfig {
 export function readRateLimits(reader: EnvReader): RateLimitConfig {
   return {
     windowMs: reader.integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
-    clientMax: reader.integer('RATE_LIMIT_CLIENT_MAX', 600, 1),
+    clientMax: reader.integer('RATE_LIMIT_CLIENT_MAX', 60_000, 1),
     operatorMax: reader.integer('RATE_LIMIT_OPERATOR_MAX', 600, 1),
     publicMax: reader.integer('RATE_LIMIT_PUBLIC_MAX', 1_200, 1),
   };
