@@ -34,6 +34,9 @@ const rateLimitsPlugin: FastifyPluginAsync<RateLimitsOptions> = async (app, { li
   const log = app.log;
   await app.register(rateLimit, {
     global: false,
+    // After the idempotency layer has answered replays (preValidation): a replay starts nothing,
+    // so it spends no budget and costs no Redis round trip.
+    hook: 'preHandler',
     timeWindow: limits.windowMs,
     enableDraftSpec: true,
     keyGenerator: keyOf,
