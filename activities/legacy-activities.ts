@@ -59,7 +59,12 @@ export function createLegacyActivities(deps: ActivityDeps) {
       const donation = await deps.donations.findById(request.donationId);
       const gateway = providerOf(deps, request.provider);
       await gateway.refund({
-        idempotencyKey: `${request.donationId}-refund`,
+        // The key v1 refunded under, so a v1 run retried after the upgrade meets its own refund;
+        // Midtrans never took it (`refund_key` allows no colon), so none exists there under it.
+        idempotencyKey:
+          request.provider === 'midtrans'
+            ? `${request.donationId}-refund`
+            : `${request.donationId}:refund`,
         providerReference: request.providerReference,
         amount: request.amount,
         currency: donation?.currency ?? 'IDR',
