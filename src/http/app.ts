@@ -1,5 +1,4 @@
 import Fastify from 'fastify';
-import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Client } from '@temporalio/client';
@@ -30,6 +29,7 @@ import { ReconciliationRepository } from '../reconciliation/reconciliation-repos
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { metricsRoute } from '../observability/metrics-route';
 import rateLimitsPlugin from '../security/rate-limits';
+import securityHeaders, { jsonApiHeaders } from '../security/security-headers';
 import { codecRoutes } from '../temporal/codec-routes';
 import { healthRoutes } from '../health/health-routes';
 import demoPagePlugin from '../demo-page/demo-page-plugin';
@@ -38,7 +38,7 @@ import drainOnClosePlugin from './drain-on-close';
 import errorHandlerPlugin from './error-handler';
 import openapiPlugin from './openapi-plugin';
 import requestIdPlugin from './request-id';
-import { jsonApiHelmet, serverOptions } from './server-options';
+import { serverOptions } from './server-options';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
 export interface AppDependencies {
@@ -66,7 +66,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(requestIdPlugin);
   await app.register(drainOnClosePlugin);
-  await app.register(helmet, jsonApiHelmet);
+  await app.register(securityHeaders, jsonApiHeaders);
 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);

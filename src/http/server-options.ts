@@ -1,4 +1,3 @@
-import type { FastifyHelmetOptions } from '@fastify/helmet';
 import type { FastifyHttpOptions, FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Config } from '../config/config';
@@ -31,15 +30,3 @@ export function serverOptions(
     },
   };
 }
-
-/**
- * Helmet's headers for a JSON API: no response may load anything or be framed. The pages galang
- * serves (Swagger UI at /docs, the demo page) set their own Content-Security-Policy on their
- * responses, which replaces this one.
- */
-export const jsonApiHelmet: FastifyHelmetOptions = {
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-  },
-};
