@@ -14,7 +14,7 @@ import { removeStoreFiles } from '../src/idempotency/claims-location';
 import { IdempotencyStore } from '../src/idempotency/idempotency-store';
 import { createMetrics } from '../src/observability/metrics';
 import { createTemporalClient } from '../src/temporal/temporal-client';
-import { openRedis } from '../src/runtime/infrastructure';
+import { openRedis } from '../src/runtime/redis-connection';
 
 /**
  * Servers for the route benchmark, each in its own process so the load generator does not share

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { closeRedis } from '../runtime/redis-connection';
 import type { CampaignProgress } from './campaign-repository';
 
 /** The cached shape of a campaign's progress; dates as ISO strings. */
@@ -122,16 +123,14 @@ export class ProgressCache {
    * nothing else). ioredis subscribes again after a reconnect; until then the in-process copies
    * simply live out their short TTL. Returns the function that stops listening.
    */
-  subscribe(onInvalidated: (campaignId: string) => void): () => void {
+  subscribe(onInvalidated: (campaignId: string) => void): () => Promise<void> {
     const subscriber = this.redis.duplicate();
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, campaignId: string) => {
       onInvalidated(campaignId);
     });
     subscriber.subscribe(this.channel).catch(() => undefined);
-    return () => {
-      subscriber.disconnect();
-    };
+    return () => closeRedis(subscriber);
   }
 }
 

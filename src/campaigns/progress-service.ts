@@ -46,7 +46,7 @@ export class ProgressService {
   private readonly unknown = new UnknownCampaigns();
   private readonly rebuilding = new Map<string, Promise<CachedProgress | undefined>>();
   private readonly breaker: CircuitBreaker;
-  private readonly stopListening: () => void;
+  private readonly stopListening: () => Promise<void>;
   /** The read counter's child per result, bound once. */
   private readonly counted: Record<ProgressResult, Counter.Internal>;
 
@@ -130,8 +130,8 @@ export class ProgressService {
     }
   }
 
-  close(): void {
-    this.stopListening();
+  close(): Promise<void> {
+    return this.stopListening();
   }
 
   private refreshInBackground(campaignId: string): void {

@@ -4,7 +4,8 @@ import { createDatabase } from '../db/database';
 import { runOps } from '../ops/cli';
 import { buildOpsContext } from '../ops/ops-context';
 import type { OpsContext } from '../ops/ops-context';
-import { createProviders, openRedis } from '../runtime/infrastructure';
+import { createProviders } from '../runtime/infrastructure';
+import { closeRedis, openRedis } from '../runtime/redis-connection';
 import { createTemporalClient } from '../temporal/temporal-client';
 
 /**
@@ -25,9 +26,7 @@ async function main(): Promise<number> {
     const temporal = createTemporalClient(config.temporal);
     closers.push(() => temporal.connection.close());
     const redis = openRedis(config);
-    closers.push(() => {
-      redis.disconnect();
-    });
+    closers.push(() => closeRedis(redis));
     return buildOpsContext({
       config,
       db,

@@ -78,10 +78,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     localTtlMs: deps.config.progress.localTtlMs,
     ttlSeconds: deps.config.progress.ttlSeconds,
   });
-  app.addHook('onClose', (_instance, done) => {
-    progress.close();
-    done();
-  });
+  app.addHook('onClose', () => progress.close());
   const webhookDb = deps.webhookDb ?? deps.db;
   const inbox = new WebhookInboxRepository(webhookDb);
 

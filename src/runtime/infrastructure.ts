@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { Config } from '../config/config';
 import { createDatabase } from '../db/database';
 import type { Db } from '../db/database';
@@ -15,21 +14,6 @@ export async function openDatabase(config: Config, poolSize = 10): Promise<Db> {
   const db = createDatabase({ connectionString: config.databaseUrl, max: poolSize });
   await migrateToLatest(db);
   return db;
-}
-
-/**
- * Redis as a cache: commands fail fast rather than queue, because every caller has a
- * Postgres fallback and a slow cache is worse than a missed one.
- */
-export function openRedis(config: Config): Redis {
-  const redis = new Redis(config.redisUrl, {
-    keyPrefix: config.redisKeyPrefix,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    commandTimeout: 1_000,
-  });
-  redis.on('error', () => undefined);
-  return redis;
 }
 
 /**

@@ -12,7 +12,8 @@ import { connectTemporalClient, createTemporalClient } from '../temporal/tempora
 import { installTemporalRuntime } from '../temporal/temporal-runtime';
 import { createDonationWorker } from '../temporal/worker';
 import type { Logger } from 'pino';
-import { createProviders, openRedis } from './infrastructure';
+import { createProviders } from './infrastructure';
+import { closeRedis, openRedis } from './redis-connection';
 
 /** A started part of the pipeline and how to stop it. */
 export interface Running {
@@ -66,7 +67,7 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
       await temporal.connection.close();
       await webhookDb.destroy();
       await idempotencyStore.close();
-      redis.disconnect();
+      await closeRedis(redis);
     },
   };
 }
@@ -117,7 +118,7 @@ export async function startWorker(config: Config, db: Db): Promise<Running> {
       await running;
       await connection.close();
       await temporal.connection.close();
-      redis.disconnect();
+      await closeRedis(redis);
     },
   };
 }

@@ -14,6 +14,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { createCampaign, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 import { testState } from '../support/test-env';
+import { closeRedis } from '../../src/runtime/redis-connection';
 
 /** Another API instance on the stack's services, standing in for another process. */
 interface Instance {
@@ -252,7 +253,7 @@ describe('campaign progress under load and outages', () => {
       }, 15_000);
     } finally {
       await instance.close();
-      redis.disconnect();
+      await closeRedis(redis);
       await db.destroy();
       await redisProxy.close();
       await pgProxy.close();

@@ -16,6 +16,7 @@ import {
 import type { Stack } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { testState } from '../support/test-env';
+import { closeRedis } from '../../src/runtime/redis-connection';
 
 const LIMITS = {
   RATE_LIMIT_WINDOW_MS: '60000',
@@ -130,7 +131,7 @@ describe('rate limits', () => {
       expect((await readDonation(stack.app, OTHER_CLIENT_SECRET)).statusCode).toBe(429);
     } finally {
       await other.close();
-      redis.disconnect();
+      await closeRedis(redis);
     }
   });
 
@@ -155,7 +156,7 @@ describe('rate limits', () => {
       expect(refused.json()).toMatchObject({ code: 'rate-limited' });
     } finally {
       await app.close();
-      redis.disconnect();
+      await closeRedis(redis);
       await proxy.close();
     }
   });

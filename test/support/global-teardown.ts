@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { stopDevServer } from '../../src/temporal/dev-server';
 import { testState } from './test-env';
+import { closeRedis } from '../../src/runtime/redis-connection';
 
 /** Stops and removes what the global setup started: server, database, Redis keys, files. */
 export default async function globalTeardown(): Promise<void> {
@@ -17,7 +18,7 @@ export default async function globalTeardown(): Promise<void> {
   const redis = new Redis(state.redisUrl);
   const keys = await redis.keys(`${state.redisKeyPrefix}*`);
   if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await closeRedis(redis);
 
   rmSync(state.stateDir, { recursive: true, force: true });
 }

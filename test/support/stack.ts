@@ -23,6 +23,7 @@ import { createTemporalClient } from '../../src/temporal/temporal-client';
 import { createDonationWorker } from '../../src/temporal/worker';
 import { createMetrics } from '../../src/observability/metrics';
 import { testState } from './test-env';
+import { closeRedis } from '../../src/runtime/redis-connection';
 
 export const CLIENT_SECRET = 'secret-a-123';
 export const OTHER_CLIENT_SECRET = 'secret-b-123';
@@ -263,7 +264,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await workerTemporal.connection.close();
       await apiTemporal.connection.close();
       await store.close();
-      redis.disconnect();
+      await closeRedis(redis);
       if (workerDb !== db) await workerDb.destroy();
       if (apiDb !== db) await apiDb.destroy();
       await webhookDb.destroy();
