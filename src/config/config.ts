@@ -5,6 +5,8 @@ import { EnvReader } from './env-reader';
 import type { Env } from './env-reader';
 import { readHttp, readRateLimits } from './http-config';
 import type { HttpConfig, RateLimitConfig } from './http-config';
+import { readPayments } from './payments-config';
+import type { PaymentsConfig } from './payments-config';
 import { productionSecretProblems } from './production-secrets';
 import type { SecretSetting } from './production-secrets';
 import { DEV_PAYLOAD_KEYS, readTemporalSecurity } from './temporal-config';
@@ -119,26 +121,6 @@ export interface ProgressCacheConfig {
   readonly staleSeconds: number;
   /** How long a process answers from its own copy before asking Redis again. */
   readonly localTtlMs: number;
-}
-
-export const paymentProviders = ['simulator', 'midtrans', 'xendit', 'stripe'] as const;
-export type PaymentProviderName = (typeof paymentProviders)[number];
-
-/** Provider credentials; a provider is available when its credentials are set. */
-export interface PaymentsConfig {
-  /** The provider new donations use. */
-  readonly provider: PaymentProviderName;
-  readonly midtrans?: { readonly baseUrl: string; readonly serverKeys: readonly string[] };
-  readonly xendit?: {
-    readonly baseUrl: string;
-    readonly secretKey: string;
-    readonly callbackTokens: readonly string[];
-  };
-  readonly stripe?: {
-    readonly baseUrl: string;
-    readonly secretKey: string;
-    readonly webhookSecrets: readonly string[];
-  };
 }
 
 export class ConfigError extends Error {
@@ -305,48 +287,6 @@ function productionSecrets(config: Config): SecretSetting[] {
     },
     { name: 'METRICS_TOKEN', secrets: [config.http.metricsToken ?? []].flat(), dev: [] },
   ];
-}
-
-function readPayments(reader: EnvReader, problems: string[]): PaymentsConfig {
-  const provider = reader.oneOf('PAYMENT_PROVIDER', paymentProviders, 'simulator');
-  const midtransKeys = reader.list('MIDTRANS_SERVER_KEYS', undefined, true);
-  const xenditKey = reader.optional('XENDIT_SECRET_KEY');
-  const xenditTokens = reader.list('XENDIT_CALLBACK_TOKENS', undefined, true);
-  const stripeKey = reader.optional('STRIPE_SECRET_KEY');
-  const stripeSecrets = reader.list('STRIPE_WEBHOOK_SECRETS', undefined, true);
-  const payments: PaymentsConfig = {
-    provider,
-    ...(midtransKeys.length > 0 && {
-      midtrans: {
-        baseUrl: reader.url('MIDTRANS_BASE_URL', 'https://api.sandbox.midtrans.com'),
-        serverKeys: midtransKeys,
-      },
-    }),
-    ...(xenditKey !== undefined && {
-      xendit: {
-        baseUrl: reader.url('XENDIT_BASE_URL', 'https://api.xendit.co'),
-        secretKey: xenditKey,
-        callbackTokens: xenditTokens,
-      },
-    }),
-    ...(stripeKey !== undefined && {
-      stripe: {
-        baseUrl: reader.url('STRIPE_BASE_URL', 'https://api.stripe.com'),
-        secretKey: stripeKey,
-        webhookSecrets: stripeSecrets,
-      },
-    }),
-  };
-  if (provider !== 'simulator' && payments[provider] === undefined) {
-    problems.push(`PAYMENT_PROVIDER is ${provider}, but its credentials are not set`);
-  }
-  if (xenditKey !== undefined && xenditTokens.length === 0) {
-    problems.push('XENDIT_CALLBACK_TOKENS is required with XENDIT_SECRET_KEY');
-  }
-  if (stripeKey !== undefined && stripeSecrets.length === 0) {
-    problems.push('STRIPE_WEBHOOK_SECRETS is required with STRIPE_SECRET_KEY');
-  }
-  return payments;
 }
 
 function deepFreeze<T>(value: T): T {

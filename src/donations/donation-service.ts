@@ -3,7 +3,6 @@ import type { ApplicationFailure } from '@temporalio/common';
 import type { CampaignRepository } from '../campaigns/campaign-repository';
 import { acceptsDonations } from '../campaigns/campaign-repository';
 import { AppError } from '../errors/error-catalogue';
-import type { ErrorCode } from '../errors/error-catalogue';
 import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
@@ -15,13 +14,13 @@ import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-v
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
 import {
   donationWorkflowId,
-  FailureType,
   getStateQuery,
   refundRequestWorkflowId,
 } from '../../workflows/contracts';
 import type { DonationInput, DonationRequest, RefundRequestInput } from '../../workflows/contracts';
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
+import { failureMessage, failureReasonCodes, failureTypeCodes } from './donation-failures';
 import { DonationStarter } from './donation-starter';
 import type { StartOutcome } from './donation-starter';
 import { readStartedDonation } from './started-donation';
@@ -53,23 +52,6 @@ export interface RefundPlan {
   /** The workflow of this refund request. */
   workflowId: string;
 }
-
-/** Typed, non-retryable workflow failures → the 4xx the client gets (and the edge caches). */
-const failureTypeCodes: Partial<Record<string, ErrorCode>> = {
-  [FailureType.CampaignClosed]: 'campaign-closed',
-  [FailureType.PaymentDeclined]: 'payment-declined',
-  [FailureType.UnsupportedCurrency]: 'unsupported-currency',
-  [FailureType.Validation]: 'validation-failed',
-};
-
-/** A donation's recorded failure reason, for answering after its workflow has closed. */
-const failureReasonCodes: Partial<Record<string, ErrorCode>> = {
-  'campaign-closed': 'campaign-closed',
-  'currency-mismatch': 'currency-mismatch',
-  'unsupported-by-provider': 'validation-failed',
-  'payment-declined': 'payment-declined',
-  'provider-refused': 'validation-failed',
-};
 
 /** A donation whose money can still be refunded, in part or in full. */
 const REFUNDABLE: readonly string[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
@@ -319,9 +301,4 @@ async function withDeadlineOr503<T>(
       cause: error,
     });
   }
-}
-
-function failureMessage(error: unknown): string | undefined {
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error ? cause.message : undefined;
 }
