@@ -114,15 +114,19 @@ export class WebhookDelivery {
     } catch (error) {
       log.warn({ ...about, err: error, inboxId }, 'delivery deferred: Temporal unavailable');
       this.deps.metrics?.deferred.inc({ provider });
-      await this.deps.inbox.recordFailure(inboxId, String(error));
+      // The SDK's ServiceError says only which call failed; its cause says why.
+      const cause =
+        error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      await this.deps.inbox.recordFailure(inboxId, `${String(error)}${cause}`);
       return 'deferred';
     }
   }
 
   /**
-   * Signals the donation's workflow, which checks the payment reference itself. Once that
-   * workflow has closed, a PAID for a donation closed without money starts its late-payment
-   * workflow; anything else stays in the inbox for operators.
+   * Signals the donation's workflow, which checks the payment reference itself. A PAID for a
+   * donation recorded as ended without money starts its late-payment workflow: once the workflow
+   * has closed, and also while it is closing, past its last look at the payment (the signal is
+   * taken, the workflow never reads it). Anything else for a closed one stays in the inbox.
    */
   private async deliverPayment(
     donationId: string,
@@ -132,13 +136,15 @@ export class WebhookDelivery {
       await this.deps.temporal.workflow
         .getHandle(donationWorkflowId(donationId))
         .signal(paymentEventSignal, event);
-      return undefined;
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
+      const late = await this.startLatePayment(donationId, event);
+      if (late === 'mismatched') return late;
+      return late ? `late-payment:${late.workflowId}` : 'workflow-closed';
     }
-    const late = await this.startLatePayment(donationId, event);
-    if (late === 'mismatched') return late;
-    return late ? `late-payment:${late.workflowId}` : 'workflow-closed';
+    // The late-payment workflow's ID is the one the donation's workflow itself would start.
+    const late = event.status === 'PAID' && (await this.startLatePayment(donationId, event));
+    return late && late !== 'mismatched' ? `late-payment:${late.workflowId}` : undefined;
   }
 
   /**

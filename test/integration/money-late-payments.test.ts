@@ -1,3 +1,7 @@
+import type { Client } from '@temporalio/client';
+import { DonationRepository } from '../../src/donations/donation-repository';
+import { MoneyWorkflows } from '../../src/temporal/money-workflows';
+import { WebhookDelivery } from '../../src/webhooks/webhook-delivery';
 import { donationWorkflowId } from '../../workflows/contracts';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
@@ -160,6 +164,54 @@ describe('late payments', () => {
       donation_count: 1,
     });
     expect(stack.simulator.chargeCount(`${id}:create`)).toBe(1);
+  });
+
+  it('takes a success signalled to a workflow that is closing past its last look', async () => {
+    const id = await donate(stack, campaignId, 30_000, { dropWebhooks: true });
+    const payment = await paymentOf(stack, id);
+    expect(await workflowResult(stack, id)).toMatchObject({ status: 'EXPIRED' });
+    stack.simulator.transition(payment, 'settled');
+    // Temporal takes the signal (the workflow is still open) but the workflow never reads it:
+    // its ending is decided and recorded, it is completing.
+    const closing = {
+      workflow: { getHandle: () => ({ signal: () => Promise.resolve() }) },
+      connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
+    } as unknown as Client;
+    const inbox = new WebhookInboxRepository(stack.db);
+    const delivery = new WebhookDelivery({
+      inbox,
+      donations: new DonationRepository(stack.db),
+      providers: stack.providers,
+      temporal: closing,
+      moneyWorkflows: new MoneyWorkflows(stack.temporal, stack.config.temporal.taskQueue),
+    });
+    const event = {
+      kind: 'payment' as const,
+      eventKey: `closing-${id}`,
+      donationRef: id,
+      providerReference: payment,
+      status: 'PAID' as const,
+      amount: 30_000,
+      currency: 'IDR',
+      occurredAt: new Date().toISOString(),
+    };
+    const recorded = await inbox.insert('simulator', event, '{}');
+    const entry = {
+      id: recorded?.id ?? '',
+      provider: 'simulator',
+      eventKey: event.eventKey,
+      donationId: id,
+      event,
+      correlationId: null,
+      receivedAt: new Date(),
+    };
+
+    expect(await delivery.deliver(entry, { warn: () => undefined }, 'request')).toBe('delivered');
+    expect(await closedResult<LatePaymentResult>(stack, latePaymentWorkflowId(id))).toEqual({
+      outcome: 'credited',
+      donationStatus: 'CONFIRMED',
+    });
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 30_000)]);
   });
 
   it('has reconciliation apply a recorded success that no delivery applied', async () => {
