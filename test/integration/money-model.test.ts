@@ -1,4 +1,8 @@
 import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
+import { DonationRepository } from '../../src/donations/donation-repository';
+import { MoneyWorkflows } from '../../src/temporal/money-workflows';
+import { WebhookDelivery } from '../../src/webhooks/webhook-delivery';
+import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import type { ProviderProfile } from '../money/history';
 import { generateHistory, runSeed } from '../money/history-generator';
 import type { DriverContext } from '../money/driver-context';
@@ -9,12 +13,13 @@ import { startStack } from '../support/stack';
 /**
  * The model-based test of the money (issue 12): generated provider histories driven through
  * the real stack, each compared with the reference model. `MONEY_CASES` (default 16) sets the
- * count, `MONEY_SEED` replays a run, `MONEY_CASE` one case of it, `MONEY_CONCURRENCY` how many
- * run at once; `MONEY_CASES=2000 npm run test:money` is the long run.
+ * count, `MONEY_SEED` replays a run, `MONEY_CASE` some of its cases (`3` or `3,17`),
+ * `MONEY_CONCURRENCY` how many run at once; `MONEY_CASES=2000 npm run test:money` is the long
+ * run.
  */
 const CASES = Number(process.env.MONEY_CASES ?? 16);
 const CONCURRENCY = Number(process.env.MONEY_CONCURRENCY ?? 8);
-const ONLY = process.env.MONEY_CASE === undefined ? undefined : Number(process.env.MONEY_CASE);
+const ONLY = process.env.MONEY_CASE?.split(',').map(Number);
 const SEED = runSeed(process.env.MONEY_SEED);
 const PROFILES: ProviderProfile[] = ['simulator', 'simulator-verify'];
 const PAYMENT_TIMEOUT_SECONDS = 4;
@@ -27,7 +32,7 @@ process.stdout.write(
 /** Case indices of one profile, in batches that run at once. */
 function batches(profile: number): number[][] {
   const indices = Array.from({ length: CASES }, (_, i) => i).filter(
-    (i) => i % PROFILES.length === profile && (ONLY === undefined || i === ONLY),
+    (i) => i % PROFILES.length === profile && (ONLY === undefined || ONLY.includes(i)),
   );
   const out: number[][] = [];
   for (let i = 0; i < indices.length; i += CONCURRENCY) out.push(indices.slice(i, i + CONCURRENCY));
@@ -52,9 +57,17 @@ describe.each(
     recorder = new WebhookRecorder(`${stack.apiUrl}/v1/webhooks/simulator`, DEV_SIMULATOR_SECRET);
     stack.simulator.webhookUrl = await recorder.listen();
     let restarting = Promise.resolve();
+    const inbox = new WebhookInboxRepository(stack.db);
     ctx = {
       stack,
       recorder,
+      delivery: new WebhookDelivery({
+        inbox,
+        donations: new DonationRepository(stack.db),
+        providers: stack.providers,
+        temporal: stack.temporal,
+        moneyWorkflows: new MoneyWorkflows(stack.temporal, stack.config.temporal.taskQueue),
+      }),
       paymentTimeoutSeconds: PAYMENT_TIMEOUT_SECONDS,
       settleHorizonSeconds: SETTLE_HORIZON_SECONDS,
       restartWorker() {

@@ -1,3 +1,4 @@
+import type { WebhookDelivery } from '../../src/webhooks/webhook-delivery';
 import type { Stack } from '../support/stack';
 import type { WebhookRecorder } from './webhook-recorder';
 
@@ -5,6 +6,8 @@ import type { WebhookRecorder } from './webhook-recorder';
 export interface DriverContext {
   stack: Stack;
   recorder: WebhookRecorder;
+  /** Delivers inbox rows again, as the API's redelivery loop would. */
+  delivery: WebhookDelivery;
   /** Kills the worker and starts a new one; serialized, as several cases share the worker. */
   restartWorker(): Promise<void>;
   paymentTimeoutSeconds: number;

@@ -5,6 +5,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { donationWorkflowId, getStateQuery, reversalWorkflowId } from '../../workflows/contracts';
 import type { ReversalResult } from '../../workflows/contracts';
+import type { WebhookEvent } from '../../src/providers/payment-provider';
 import type { DriverContext } from './driver-context';
 import type { Expected } from './expected';
 import { sortEntries } from './expected';
@@ -64,6 +65,9 @@ async function unrest(ctx: DriverContext, ids: CaseIds): Promise<{ why?: string;
     : undefined;
   const state = JSON.stringify([row, ledger, payment?.status, payment?.refunds, payment?.disputes]);
   if (ctx.recorder.pending(ids.donationId) > 0) return { why: 'webhooks in flight', state };
+  if ((await redeliverUndelivered(ctx, ids.donationId)) > 0) {
+    return { why: 'inbox rows redelivered', state };
+  }
   if (!row || OPEN.has(row.status)) return { why: `donation ${row?.status ?? 'missing'}`, state };
   // A refund still pending at the provider is followed by a reversal that waits: idle.
   const idle = new Set(
@@ -79,6 +83,32 @@ async function unrest(ctx: DriverContext, ids: CaseIds): Promise<{ why?: string;
   }
   if (running.length > 0) return { why: `running: ${running.join(', ')}`, state };
   return { state };
+}
+
+/**
+ * Delivers again the donation's inbox rows whose delivery failed, as the API's redelivery loop
+ * does in production (the test stacks turn that loop off, as they share one database).
+ */
+async function redeliverUndelivered(ctx: DriverContext, donationId: string): Promise<number> {
+  const rows = await ctx.stack.db
+    .selectFrom('webhook_inbox')
+    .select(['id', 'provider', 'event_key', 'payload', 'received_at'])
+    .where('donation_id', '=', donationId)
+    .where('processed_at', 'is', null)
+    .execute();
+  for (const row of rows) {
+    const entry = {
+      id: row.id,
+      provider: row.provider,
+      eventKey: row.event_key,
+      donationId,
+      event: row.payload as WebhookEvent,
+      correlationId: null,
+      receivedAt: row.received_at,
+    };
+    await ctx.delivery.deliver(entry, { warn: () => undefined }, 'redelivery');
+  }
+  return rows.length;
 }
 
 /**
