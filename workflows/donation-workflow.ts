@@ -34,6 +34,8 @@ import { moneyActivity, moneyLocalActivity } from './retry-policies';
 
 /** The patch that introduced the money model of docs/donation-lifecycle.md. */
 export const MONEY_V2 = 'money-v2';
+/** The patch after which a run's late-payment hand-off follows the ending the row recorded. */
+export const ROW_ENDING_DECIDES = 'row-ending-decides';
 
 const { startPayment, fetchPayment, closePayment, confirmDonation, failDonation } =
   proxyLocalActivities<DonationActivities>(moneyLocalActivity);
@@ -160,14 +162,18 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
     return truth;
   };
   const finish = async (status: FinalFailureStatus, reason: string): Promise<DonationOutcome> => {
-    setStatus(await failDonation(input.donationId, status, reason));
+    const recorded = await failDonation(input.donationId, status, reason);
+    setStatus(recorded);
     if (status === 'NEEDS_REVIEW') {
       metricMeter
         .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
         .add(1, { reason });
     }
     const payment = state.payment;
-    if (status !== 'NEEDS_REVIEW' && payment?.status === 'PAID') {
+    // An earlier run may have ended the row first (a reset raced the ending): the row's ending
+    // decides, so a success that run never saw still goes to its late payment.
+    const ending = recorded !== status && patched(ROW_ENDING_DECIDES) ? recorded : status;
+    if (ending !== 'NEEDS_REVIEW' && payment?.status === 'PAID') {
       // A success raced the ending: the late-payment workflow verifies and credits it.
       await startLatePayment({
         ...paymentRef(input, reference),

@@ -55,9 +55,11 @@ export function donationStubs(
     failDonation?: Promise<void>;
     confirmDonation?: Promise<void>;
   } = {},
+  /** The row as this run finds it when it ends: another run (before a reset) may have ended it. */
+  rowStatus: DonationStatus = 'AWAITING_PAYMENT',
 ): Recorded {
   const read = (reference: string) => snapshot(reference, payment.status, payment.amount);
-  const row = { status: 'AWAITING_PAYMENT' as DonationStatus, credited: false };
+  const row = { status: rowStatus, credited: false };
   const open = () => (OPEN_STATUSES as readonly string[]).includes(row.status);
   const pass = async (name: keyof typeof held) => {
     const hold = held[name];

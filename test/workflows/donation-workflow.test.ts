@@ -177,6 +177,28 @@ describe('donation workflow with stub activities', () => {
     expect(stubs.count('startLatePayment')).toBe(0);
   });
 
+  it('hands a PAID to its late payment when an earlier run ended the row first', async () => {
+    // A reset raced the ending: the row says EXPIRED, whatever this run meant to record.
+    const stubs = donationStubs(
+      { status: 'PAID', amount: 5_000, closable: false },
+      undefined,
+      {},
+      'EXPIRED',
+    );
+    const input = donationInput();
+    await withWorker(env, stubs.activities, async (taskQueue) => {
+      const { handle } = await begin(env.client, input, taskQueue);
+      await handle.signal(paymentEventSignal, paymentEvent('PAID', { amount: 5_000 }));
+      await expect(handle.result()).resolves.toMatchObject({ status: 'EXPIRED', credited: false });
+    });
+    expect(stubs.argsOf('failDonation')).toEqual([
+      [input.donationId, 'NEEDS_REVIEW', 'paid 5000 IDR, expected 10000 IDR'],
+    ]);
+    expect(stubs.argsOf('startLatePayment')).toEqual([
+      [expect.objectContaining({ donationId: input.donationId, providerReference: REFERENCE })],
+    ]);
+  });
+
   it('fails the payment action with the typed failure of a refused start', async () => {
     const stubs = donationStubs(
       { status: 'PENDING', amount: AMOUNT, closable: true },
