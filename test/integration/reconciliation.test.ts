@@ -18,26 +18,31 @@ import {
   snapshotOf,
 } from '../support/reconciliation';
 import { ops } from '../support/ops';
+import { createOwnDatabase } from '../support/own-database';
+import type { OwnDatabase } from '../support/own-database';
 import { createCampaign, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 
 /**
- * Reconciliation on the real stack, run through the schedule the worker creates. Test files
- * share one database, so each test compares only rows of its own campaigns; no other file
- * corrupts totals or runs reconciliation.
+ * Reconciliation on the real stack, run through the schedule the worker creates. A run repairs
+ * and counts every campaign, so this file has a database of its own: on the shared one, another
+ * file's reconciliation could repair the drift a test made before the test's own run saw it.
  */
 describe('reconciliation', () => {
   let stack: Stack;
   let taskQueue: string;
+  let database: OwnDatabase;
 
   beforeAll(async () => {
-    stack = await startStack({ autoPayMs: 100 });
+    database = await createOwnDatabase('reconciliation');
+    stack = await startStack({ autoPayMs: 100, databaseUrl: database.url });
     taskQueue = stack.config.temporal.taskQueue;
     await ensureReconciliationSchedule(stack.temporal, { taskQueue, intervalSeconds: 3600 });
   });
   afterAll(async () => {
     await stack.temporal.schedule.getHandle(reconciliationScheduleId(taskQueue)).delete();
     await stack.stop();
+    await database.drop();
   });
 
   /** A paid event recorded in the inbox ten minutes ago and never delivered (the API crashed). */

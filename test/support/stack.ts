@@ -50,6 +50,8 @@ export interface StackOptions {
   /** Simulator settles payments after this delay; -1 leaves them for the test to settle. */
   autoPayMs?: number;
   paymentTimeoutSeconds?: number;
+  /** Another database than the shared one (test/support/own-database.ts). */
+  databaseUrl?: string;
   /** Another Temporal server than the shared one (a test that stops its server). */
   temporalAddress?: string;
   /** Extra environment for the config, e.g. a short Temporal request timeout. */
@@ -97,7 +99,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
-    DATABASE_URL: state.databaseUrl,
+    DATABASE_URL: options.databaseUrl ?? state.databaseUrl,
     REDIS_URL: state.redisUrl,
     REDIS_KEY_PREFIX: state.redisKeyPrefix,
     TEMPORAL_ADDRESS: options.temporalAddress ?? state.temporalAddress,
