@@ -9,6 +9,7 @@ import type { Config } from '../config/config';
 import { DonationParams } from '../donations/donation-schemas';
 import type { DonationRepository } from '../donations/donation-repository';
 import { AppError } from '../errors/error-catalogue';
+import { documentHeaders, pageSecurityHeaders } from '../security/security-headers';
 import { currencyExponents, isSupportedCurrency } from '../money/currency';
 import {
   AssetParams,
@@ -59,12 +60,10 @@ const PUBLIC = { auth: 'none' } as const;
 const demoPagePlugin: FastifyPluginAsyncTypebox<DemoPageOptions> = async (app, options) => {
   const { config, campaigns, donations } = options;
   await app.register(fastifyStatic, { root: PUBLIC_DIR, serve: false });
-  // Encapsulated: only this plugin's routes carry these headers.
+  // Encapsulated: only this plugin's routes carry the page's policy and document headers.
+  await app.register(pageSecurityHeaders, documentHeaders);
   app.addHook('onSend', async (_request, reply) => {
-    reply
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer');
+    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
   });
 
   app.get('/', { config: PUBLIC, schema: { hide: true } }, async (_request, reply) =>

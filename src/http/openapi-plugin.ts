@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { documentHeaders, pageSecurityHeaders } from '../security/security-headers';
 import type { FastifyPluginAsync, FastifySchema, RouteOptions } from 'fastify';
 import type { ErrorCode } from '../errors/error-catalogue';
 import { problemResponses } from './openapi-problems';
@@ -90,8 +91,12 @@ const openapiPlugin: FastifyPluginAsync<{ publicUrl: string }> = async (app, opt
     transform: ({ schema, url, route }) => ({ schema: documented(schema, route), url }),
   };
   await app.register(swagger, spec);
-  // Its pages set their own Content-Security-Policy, in place of the API's `default-src 'none'`.
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  // Its pages set their own Content-Security-Policy, in place of the API's `default-src 'none'`,
+  // and carry the document headers (encapsulated: the API's routes do not).
+  await app.register(async (docs) => {
+    await docs.register(pageSecurityHeaders, documentHeaders);
+    await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  });
 };
 
 export default fp(openapiPlugin, { name: 'openapi' });

@@ -106,10 +106,17 @@ describe('HTTP edges', () => {
     );
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('strict-transport-security')).toMatch(/max-age=/);
-    expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    // Swagger UI brings its own policy, which lets its scripts run.
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    // Document-only headers are the pages' business, not a JSON answer's.
+    expect(response.headers.get('referrer-policy')).toBeNull();
+    expect(response.headers.get('x-dns-prefetch-control')).toBeNull();
+    // Swagger UI brings its own policy, which lets its scripts run, and the document headers.
     const docs = await fetch(`${stack.apiUrl}/docs/static/index.html`);
     expect(docs.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(docs.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(docs.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('refuses /metrics without the token when one is set', async () => {
