@@ -51,7 +51,8 @@ const LEVELS = {
 /** The SDK's logger interface over pino; the SDK's own timestamp symbol is left out. */
 export function pinoTemporalLogger(log: Logger): TemporalLogger {
   const write = (level: LogLevel, message: string, meta?: LogMetadata) => {
-    log[LEVELS[level]]({ ...meta }, message);
+    // The SDK logs every task at TRACE/DEBUG: copy the metadata only for lines that are written.
+    if (log.isLevelEnabled(LEVELS[level])) log[LEVELS[level]]({ ...meta }, message);
   };
   return {
     log: write,
