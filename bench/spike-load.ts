@@ -1,69 +1,97 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { doneUpdate, paidSignal } from './calibration/workflow';
+import type { calibrationWorkflow } from './calibration/workflow';
 import { percentiles } from './measure';
 import { SPIKE_CLIENT } from './spike-stack';
-import type { calibrationWorkflow } from './calibration/workflow';
 
 export interface CalibrationResult {
   inFlight: number;
   seconds: number;
   completed: number;
   perSecond: number;
+  /** Signalled shape only: workflows completed per second, up to the last completion. */
+  completedPerSecond?: number;
   p50: number;
   p99: number;
   errors: number;
 }
 
+/** Which yardstick: one workflow task, or a donation's two (start, then a signal). */
+export type CalibrationShape = 'start' | 'signalled';
+
 /**
  * What Temporal allows on this server: `inFlight` callers in a closed loop, each starting the
- * minimal workflow with update-with-start and waiting for its update, for `seconds`.
+ * minimal workflow with update-with-start and waiting for its update, for `seconds`. With the
+ * signalled shape each caller then signals the workflow (the webhook) and goes on; the level
+ * ends when every workflow it started has completed.
  */
 export async function calibrate(
   address: string,
   taskQueue: string,
   inFlight: number,
   seconds: number,
+  shape: CalibrationShape = 'start',
 ): Promise<CalibrationResult> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const samples: number[] = [];
+  const started: WorkflowHandle[] = [];
   let errors = 0;
   const run = randomUUID().slice(0, 8);
   let next = 0;
-  const started = Date.now();
-  const until = started + seconds * 1000;
+  const startedAt = Date.now();
+  const until = startedAt + seconds * 1000;
+  const workflowType = shape === 'start' ? 'calibrationWorkflow' : 'signalledCalibrationWorkflow';
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
       while (Date.now() < until) {
         const t0 = performance.now();
         try {
-          await client.workflow.executeUpdateWithStart<typeof calibrationWorkflow, string, []>(
-            'done',
+          const operation = new WithStartWorkflowOperation<typeof calibrationWorkflow>(
+            workflowType,
             {
-              startWorkflowOperation: new WithStartWorkflowOperation<typeof calibrationWorkflow>(
-                'calibrationWorkflow',
-                {
-                  workflowId: `calibration-${run}-${next++}`,
-                  taskQueue,
-                  workflowIdConflictPolicy: 'FAIL',
-                },
-              ),
+              workflowId: `calibration-${run}-${next++}`,
+              taskQueue,
+              workflowIdConflictPolicy: 'FAIL',
             },
           );
+          await client.workflow.executeUpdateWithStart<typeof calibrationWorkflow, string, []>(
+            doneUpdate,
+            { startWorkflowOperation: operation },
+          );
           samples.push(performance.now() - t0);
+          if (shape === 'signalled') {
+            const handle = await operation.workflowHandle();
+            await handle.signal(paidSignal);
+            started.push(handle);
+          }
         } catch {
           errors++;
         }
       }
     }),
   );
+  const elapsed = (Date.now() - startedAt) / 1000;
+  let completedPerSecond: number | undefined;
+  if (shape === 'signalled') {
+    let lastCompletedAt = Date.now();
+    await Promise.all(
+      started.map(async (handle) => {
+        await handle.result();
+        lastCompletedAt = Math.max(lastCompletedAt, Date.now());
+      }),
+    );
+    completedPerSecond = started.length / ((lastCompletedAt - startedAt) / 1000);
+  }
   await connection.close();
-  const elapsed = (Date.now() - started) / 1000;
   return {
     inFlight,
     seconds: elapsed,
     completed: samples.length,
     perSecond: samples.length / elapsed,
+    completedPerSecond,
     ...percentiles(samples),
     errors,
   };

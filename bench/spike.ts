@@ -37,6 +37,8 @@ const ms = (n: number) => `${Math.round(n)} ms`;
 interface LevelResult {
   donors: number;
   calibration: CalibrationResult;
+  /** The donation's shape (start, signal, credit) with nothing of galang in it. */
+  signalled: CalibrationResult;
   load: DonorsResult;
   acceptedPerSecond: number;
   confirmedPerSecond: number;
@@ -73,6 +75,13 @@ async function main(): Promise<void> {
         donors,
         CALIBRATION_SECONDS,
       );
+      const signalled = await calibrate(
+        stack.temporalAddress,
+        calibrationQueue,
+        donors,
+        CALIBRATION_SECONDS,
+        'signalled',
+      );
       const campaignId = await newCampaign();
       const cpuBefore = stack.cpu();
       const load = await runDonors(stack.apiUrl, campaignId, donors, SECONDS);
@@ -95,6 +104,7 @@ async function main(): Promise<void> {
       results.push({
         donors,
         calibration,
+        signalled,
         load,
         acceptedPerSecond: load.accepted.length / load.seconds,
         confirmedPerSecond:
@@ -164,12 +174,23 @@ function report(results: LevelResult[]): void {
     for (const failure of r.load.failures) say(`- ${r.donors} in flight, ${failure}`);
   }
   say();
-  say('Calibration: p50/p99 of one update-with-start, errors.');
+  say('Calibration: p50/p99 of one update-with-start, errors; and the signalled yardstick, the');
+  say("donation's shape with nothing of galang in it (start, then a signal and one more local");
+  say('activity): started and completed per second, and galang against it.');
   say();
-  say('| in flight | completed | p50 | p99 | errors |');
-  say('|---|---|---|---|---|');
-  for (const { calibration: c } of results) {
-    say(`| ${c.inFlight} | ${c.completed} | ${ms(c.p50)} | ${ms(c.p99)} | ${c.errors} |`);
+  say(
+    '| in flight | completed | p50 | p99 | errors | signalled started /s | signalled completed /s | signalled / calibration | accepted / signalled | confirmed / signalled |',
+  );
+  say('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const c = r.calibration;
+    const s = r.signalled;
+    const done = s.completedPerSecond ?? 0;
+    say(
+      `| ${c.inFlight} | ${c.completed} | ${ms(c.p50)} | ${ms(c.p99)} | ${c.errors + s.errors} | ` +
+        `${f1(s.perSecond)} | ${f1(done)} | ${(done / c.perSecond).toFixed(2)} | ` +
+        `${(r.acceptedPerSecond / s.perSecond).toFixed(2)} | ${(r.confirmedPerSecond / done).toFixed(2)} |`,
+    );
   }
   say();
   say('CPU per accepted donation (ms), by process kind, over the level and its confirmations.');

@@ -1,4 +1,4 @@
-/** Two local activities that do no I/O: what remains is Temporal's own cost. */
+/** Local activities that do no I/O: what remains is Temporal's own cost. */
 export function createCalibrationActivities() {
   return {
     async first(): Promise<string> {
@@ -6,6 +6,9 @@ export function createCalibrationActivities() {
     },
     async second(previous: string): Promise<string> {
       return `${previous}+created`;
+    },
+    async third(previous: string): Promise<string> {
+      return `${previous}+credited`;
     },
   };
 }
