@@ -55,6 +55,12 @@ const rateLimitsPlugin: FastifyPluginAsync<RateLimitsOptions> = async (app, { li
   });
 };
 
+const NO_HEADERS = {
+  'ratelimit-limit': false,
+  'ratelimit-remaining': false,
+  'ratelimit-reset': false,
+} as const;
+
 /** Whose budget a request spends: its key's principal, else its address. */
 function keyOf(request: FastifyRequest): string {
   const principal = request.principal;
@@ -75,9 +81,11 @@ function policyFor(route: RouteOptions, limits: RateLimitConfig): RateLimitOptio
     case 'none': {
       const methods = [route.method].flat();
       const read = methods.includes('GET') || methods.includes('HEAD');
-      // Read by the store's `child`: count in this process only.
+      // Read by the store's `child`: count in this process only. No RateLimit-* headers until
+      // refused: these answers are `public` and shared by CDNs, so one IP's count would be
+      // everyone's.
       const perProcess: RateLimitOptions = Object.assign(
-        { max: limits.publicMax },
+        { max: limits.publicMax, addHeadersOnExceeding: NO_HEADERS },
         { perProcess: true },
       );
       return read && route.url.startsWith('/v1/') ? perProcess : undefined;
