@@ -69,6 +69,8 @@ export function createDonationActivities(deps: ActivityDeps) {
               ? 'unsupported-by-provider'
               : undefined;
       if (refusal) await deps.donations.markFailed(input.donationId, 'FAILED', refusal);
+      // The row this call just inserted is PENDING: nothing else has seen it yet.
+      else return { status: 'PENDING', inserted };
     }
     const donation = await deps.donations.findById(input.donationId);
     if (!donation) throw new Error(`Donation ${input.donationId} vanished after insert`);
@@ -86,8 +88,10 @@ export function createDonationActivities(deps: ActivityDeps) {
    */
   async function createPayment(
     input: DonationInput,
+    justRecorded = false,
   ): Promise<{ providerReference: string; action: PaymentAction }> {
-    const existing = await deps.donations.findById(input.donationId);
+    // A row this call's step just inserted has no payment yet; any other may have one.
+    const existing = justRecorded ? undefined : await deps.donations.findById(input.donationId);
     if (existing?.providerReference && existing.paymentAction) {
       return { providerReference: existing.providerReference, action: existing.paymentAction };
     }
@@ -136,7 +140,7 @@ export function createDonationActivities(deps: ActivityDeps) {
             providerReference: row?.providerReference ?? undefined,
           };
         }
-        return { kind: 'created', ...(await createPayment(input)) };
+        return { kind: 'created', ...(await createPayment(input, recorded.inserted)) };
       } catch (error) {
         if (!(error instanceof ApplicationFailure) || !error.nonRetryable) throw error;
         const failureType = (error.type ?? FailureType.Validation) as FailureType;
@@ -175,7 +179,10 @@ export function createDonationActivities(deps: ActivityDeps) {
       log.info('donation confirmed', { donationId, late, ...result });
       if (result.inserted) {
         // Only the call that credited observes, so a re-run never counts a donation twice.
-        await observeConfirmation(deps, donationId);
+        deps.metrics.confirmationSeconds.record(
+          Math.max(0, result.confirmedAfterSeconds ?? 0),
+          activityTags(Context.current().info),
+        );
         await refreshProgress(deps, result.campaignId);
       }
       return result;
@@ -197,21 +204,3 @@ export function createDonationActivities(deps: ActivityDeps) {
 }
 
 export type DonationActivities = ReturnType<typeof createDonationActivities>;
-
-/**
- * Records created → confirmed (both instants from Postgres' clock) on the worker's metrics
- * endpoint. Losing one observation is better than failing a credited donation's activity.
- */
-async function observeConfirmation(deps: ActivityDeps, donationId: string) {
-  try {
-    const donation = await deps.donations.findById(donationId);
-    if (!donation?.confirmedAt) return;
-    const seconds = (donation.confirmedAt.getTime() - donation.createdAt.getTime()) / 1000;
-    deps.metrics.confirmationSeconds.record(
-      Math.max(0, seconds),
-      activityTags(Context.current().info),
-    );
-  } catch (error) {
-    log.warn('confirmation latency not recorded', { donationId, error: String(error) });
-  }
-}

@@ -15,6 +15,8 @@ export interface ConfirmResult {
   /** True only for the one call that wrote the ledger entry and moved the totals. */
   inserted: boolean;
   campaignId: string;
+  /** Created → confirmed by Postgres' clock, on the call that inserted (the worker's metric). */
+  confirmedAfterSeconds?: number;
 }
 
 export type PostRefusal =
@@ -63,7 +65,7 @@ export class LedgerRepository {
       if (!creditable.includes(donation.status)) return unchanged();
       const entry = await insertEntry(trx, donation, 'DONATION', '', donation.amount);
       if (!entry) return unchanged();
-      await trx
+      const { waited } = await trx
         .updateTable('donations')
         .set({
           status: 'CONFIRMED',
@@ -72,13 +74,15 @@ export class LedgerRepository {
           updated_at: sql`now()`,
         })
         .where('id', '=', donationId)
-        .execute();
+        .returning(sql<number>`extract(epoch from now() - created_at)::float8`.as('waited'))
+        .executeTakeFirstOrThrow();
       await moveTotal(trx, donation.campaign_id, donation.amount, 1);
       return {
         status: 'CONFIRMED',
         credited: true,
         inserted: true,
         campaignId: donation.campaign_id,
+        confirmedAfterSeconds: waited,
       };
     });
   }
