@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { doneUpdate, paidSignal } from './calibration/workflow';
-import type { calibrationWorkflow } from './calibration/workflow';
+import {
+  calibrationWorkflow,
+  doneUpdate,
+  paidSignal,
+  signalledCalibrationWorkflow,
+} from './calibration/workflow';
 import { percentiles } from './measure';
 import { SPIKE_CLIENT } from './spike-stack';
 
@@ -43,20 +47,17 @@ export async function calibrate(
   let next = 0;
   const startedAt = Date.now();
   const until = startedAt + seconds * 1000;
-  const workflowType = shape === 'start' ? 'calibrationWorkflow' : 'signalledCalibrationWorkflow';
+  const workflow = shape === 'start' ? calibrationWorkflow : signalledCalibrationWorkflow;
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
       while (Date.now() < until) {
         const t0 = performance.now();
         try {
-          const operation = new WithStartWorkflowOperation<typeof calibrationWorkflow>(
-            workflowType,
-            {
-              workflowId: `calibration-${run}-${next++}`,
-              taskQueue,
-              workflowIdConflictPolicy: 'FAIL',
-            },
-          );
+          const operation = new WithStartWorkflowOperation<typeof calibrationWorkflow>(workflow, {
+            workflowId: `calibration-${run}-${next++}`,
+            taskQueue,
+            workflowIdConflictPolicy: 'FAIL',
+          });
           await client.workflow.executeUpdateWithStart<typeof calibrationWorkflow, string, []>(
             doneUpdate,
             { startWorkflowOperation: operation },
