@@ -3,6 +3,11 @@ import { runBackgroundLoops } from '../../src/runtime/background-loops';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits until `done` holds, however loaded the machine is; Jest's timeout bounds the wait. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await tick(5);
+}
+
 describe('background loops', () => {
   it('run from ready to close, one run at a time, and close waits for the run in progress', async () => {
     const app = Fastify();
@@ -31,6 +36,7 @@ describe('background loops', () => {
     expect(started).toBe(0);
 
     await app.ready();
+    await until(() => started > 0);
     await tick(30);
     expect(started).toBe(1);
 
@@ -61,7 +67,7 @@ describe('background loops', () => {
       },
     ]);
     await app.ready();
-    await tick(40);
+    await until(() => runs > 1);
     await app.close();
     expect(runs).toBeGreaterThan(1);
     expect(lines.some((line) => line.includes('flaky failed') && line.includes('boom'))).toBe(true);
