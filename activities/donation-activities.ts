@@ -68,9 +68,9 @@ export function createDonationActivities(deps: ActivityDeps) {
             : !providerOf(deps, input.provider).supports(input.currency, input.paymentMethod)
               ? 'unsupported-by-provider'
               : undefined;
-      if (refusal) await deps.donations.markFailed(input.donationId, 'FAILED', refusal);
       // The row this call just inserted is PENDING: nothing else has seen it yet.
-      else return { status: 'PENDING', inserted };
+      if (!refusal) return { status: 'PENDING', inserted };
+      await deps.donations.markFailed(input.donationId, 'FAILED', refusal);
     }
     const donation = await deps.donations.findById(input.donationId);
     if (!donation) throw new Error(`Donation ${input.donationId} vanished after insert`);
