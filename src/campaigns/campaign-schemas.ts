@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { MAX_DONATION_MINOR_UNITS } from '../money/currency';
+import { SingleLineText } from '../http/text-schemas';
 
 const CAMPAIGN_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
@@ -17,7 +18,7 @@ export const CreateCampaignBody = Type.Object(
         examples: ['banjir-demak-2026'],
       }),
     ),
-    title: Type.String({ minLength: 1, maxLength: 200 }),
+    title: SingleLineText({ minLength: 1, maxLength: 200 }),
     goalAmount: Type.Integer({
       minimum: 1,
       maximum: MAX_DONATION_MINOR_UNITS * 1_000,

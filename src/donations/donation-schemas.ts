@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { MAX_DONATION_MINOR_UNITS } from '../money/currency';
+import { MultiLineText, SingleLineText } from '../http/text-schemas';
 
 export const CreateDonationBody = Type.Object(
   {
@@ -13,13 +14,13 @@ export const CreateDonationBody = Type.Object(
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' }),
     donor: Type.Object(
       {
-        name: Type.String({ minLength: 1, maxLength: 200 }),
+        name: SingleLineText({ minLength: 1, maxLength: 200 }),
         email: Type.String({ format: 'email', maxLength: 254 }),
         anonymous: Type.Boolean({ default: false }),
       },
       { additionalProperties: false },
     ),
-    message: Type.Optional(Type.String({ maxLength: 1000 })),
+    message: Type.Optional(MultiLineText({ maxLength: 1000 })),
     paymentMethod: Type.String({ pattern: '^[a-z_]{2,32}$', examples: ['qris'] }),
   },
   { additionalProperties: false },
@@ -103,7 +104,7 @@ export const RefundBody = Type.Object(
     amount: Type.Optional(
       Type.Integer({ minimum: 1, description: 'Minor units; the whole donation when omitted.' }),
     ),
-    reason: Type.String({ minLength: 1, maxLength: 255 }),
+    reason: SingleLineText({ minLength: 1, maxLength: 255 }),
   },
   { additionalProperties: false },
 );
