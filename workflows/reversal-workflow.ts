@@ -65,6 +65,9 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
       }
       switch (posted.refused) {
         case undefined:
+          // Posted as the provider moved it; below zero the donation is NEEDS_REVIEW (derived
+          // from the net) and an operator settles the difference.
+          if (posted.overdrawn) countNeedsReview('reversal-exceeds-net');
           return { outcome: 'posted', donationStatus: posted.status };
         case 'nothing-to-undo':
           return { outcome: 'no-money-moved', donationStatus: posted.status };
@@ -144,8 +147,12 @@ function needsReview(
   reason: string,
   donationStatus: ReversalResult['donationStatus'],
 ): ReversalResult {
+  countNeedsReview(reason);
+  return { outcome: 'needs-review', donationStatus };
+}
+
+function countNeedsReview(reason: string): void {
   metricMeter
     .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
     .add(1, { reason });
-  return { outcome: 'needs-review', donationStatus };
 }

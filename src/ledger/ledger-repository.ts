@@ -22,7 +22,7 @@ export interface ConfirmResult {
 export type PostRefusal =
   /** Nothing was credited yet: there is no money to reverse (the caller may wait). */
   | 'not-credited'
-  /** The entry would take the net below zero or above the donation: it matches no money. */
+  /** A give-back would take the net above the donation: it matches no money. */
   | 'out-of-range'
   /** A give-back whose reversal was never posted. */
   | 'nothing-to-undo';
@@ -32,6 +32,8 @@ export interface PostResult {
   /** How many of the postings were inserted by this call (the others were there already). */
   inserted: number;
   refused: PostRefusal | undefined;
+  /** The net is below zero after the call: the provider took more than galang kept. */
+  overdrawn: boolean;
   campaignId: string;
 }
 
@@ -100,6 +102,7 @@ export class LedgerRepository {
         status: inserted > 0 ? statusFromNet(donation.amount, ledger) : donation.status,
         inserted,
         refused,
+        overdrawn: ledger.net < 0,
         campaignId: donation.campaign_id,
       });
       const credited = await hasEntry(trx, donationId, 'DONATION', '');
@@ -114,7 +117,9 @@ export class LedgerRepository {
         if (!credited) return result(inserted, 'not-credited');
         const next = ledger.net + signed;
         if (await hasEntry(trx, donationId, posting.entryType, posting.externalRef)) continue;
-        if (next < 0 || next > donation.amount) return result(inserted, 'out-of-range');
+        // Below zero is recorded: the ledger keeps what the provider moved (a dispute of the
+        // whole charge after a partial refund). Above the donation matches no money.
+        if (next > donation.amount) return result(inserted, 'out-of-range');
         const entry = await insertEntry(
           trx,
           donation,
@@ -123,7 +128,7 @@ export class LedgerRepository {
           signed,
         );
         if (!entry) continue;
-        const countDelta = ledger.net > 0 && next === 0 ? -1 : ledger.net === 0 && next > 0 ? 1 : 0;
+        const countDelta = ledger.net > 0 && next <= 0 ? -1 : ledger.net <= 0 && next > 0 ? 1 : 0;
         await moveTotal(trx, donation.campaign_id, signed, countDelta);
         ledger = {
           net: next,

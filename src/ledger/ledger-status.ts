@@ -12,9 +12,11 @@ export interface LedgerNet {
 /**
  * A credited donation's status follows its money, not the name of the last event: the whole
  * amount is CONFIRMED, part of it PARTIALLY_REFUNDED, nothing left CHARGED_BACK while a dispute
- * holds it, else REFUNDED.
+ * holds it, else REFUNDED. Below zero (a dispute larger than what refunds left) the provider
+ * took more than galang kept: NEEDS_REVIEW, for an operator.
  */
 export function statusFromNet(amount: number, ledger: LedgerNet): DonationStatus {
+  if (ledger.net < 0) return 'NEEDS_REVIEW';
   if (ledger.net >= amount) return 'CONFIRMED';
   if (ledger.net > 0) return 'PARTIALLY_REFUNDED';
   return ledger.openChargebacks > 0 ? 'CHARGED_BACK' : 'REFUNDED';

@@ -271,4 +271,30 @@ describe('reversals follow the provider', () => {
       donation_count: 1,
     });
   });
+
+  it('posts a dispute of the whole charge after a partial refund, below zero, for review', async () => {
+    const { id, payment } = await credited(40_000);
+    const refund = stack.simulator.refundAtProvider(payment, 15_000);
+    await waitForStatus(stack, id, 'PARTIALLY_REFUNDED');
+    // The cardholder disputes the charge: all 40 000, though only 25 000 are left after the refund.
+    const dispute = stack.simulator.openDispute(payment, 40_000);
+    await waitForStatus(stack, id, 'NEEDS_REVIEW');
+    expect(await ledgerOf(stack, id)).toEqual([
+      ledgerEntry('DONATION', '', 40_000),
+      ledgerEntry('REFUND', refund.id, -15_000),
+      ledgerEntry('CHARGEBACK', dispute.id, -40_000),
+    ]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: -15_000,
+      donation_count: 0,
+    });
+
+    // Won: the bank gives the 40 000 back and the donation's money follows.
+    stack.simulator.closeDispute(dispute.id, 'won');
+    await waitForStatus(stack, id, 'PARTIALLY_REFUNDED');
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 25_000,
+      donation_count: 1,
+    });
+  });
 });

@@ -51,6 +51,8 @@ export interface ModelView {
   credited: boolean;
   /** What the provider still lets be refunded or disputed. */
   refundable: number;
+  /** What a bank may still dispute: refunds do not reduce it. */
+  disputable: number;
   pendingRefunds: string[];
   succeededRefunds: string[];
   openDisputes: string[];

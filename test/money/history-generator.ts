@@ -190,10 +190,13 @@ function refunds(b: Builder, count: number): void {
 
 function dispute(b: Builder): void {
   const { rng } = b;
-  const left = b.model.view().refundable;
-  if (left < 1) return;
+  const { refundable: left, disputable } = b.model.view();
+  if (disputable < 1) return;
   const dispute = b.name('d');
-  b.push({ kind: 'dispute', dispute, amount: rng.chance(0.6) ? left : refundAmount(rng, left) });
+  // A cardholder disputes the charge: now and then all of it, past what refunds left.
+  const amount =
+    left < 1 || rng.chance(0.2) ? disputable : rng.chance(0.6) ? left : refundAmount(rng, left);
+  b.push({ kind: 'dispute', dispute, amount });
   // Half the time the decision races the opening: galang may see WON before OPEN.
   if (rng.chance(0.5)) b.settle();
   const to = rng.chance(0.5) ? 'won' : 'lost';

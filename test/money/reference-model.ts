@@ -62,6 +62,7 @@ export class MoneyModel {
       status: this.status,
       credited: this.credited,
       refundable: this.refundable(),
+      disputable: this.disputable(),
       pendingRefunds: names(this.refunds, (r) => r.status === 'pending'),
       succeededRefunds: names(this.refunds, (r) => r.status === 'succeeded'),
       openDisputes: names(this.disputes, (d) => d.status === 'open'),
@@ -225,8 +226,8 @@ export class MoneyModel {
     if ([...this.refunds.values()].some((r) => r.status === 'pending')) {
       this.impossible('a dispute while a refund is pending');
     }
-    if (amount < 1 || amount > this.refundable()) {
-      this.impossible(`dispute ${name} of ${amount} exceeds ${this.refundable()}`);
+    if (amount < 1 || amount > this.disputable()) {
+      this.impossible(`dispute ${name} of ${amount} exceeds ${this.disputable()}`);
     }
     this.disputes.set(name, { amount, status: 'open' });
     this.due(name, { type: 'CHARGEBACK', ref: name, amount: -amount });
@@ -247,16 +248,17 @@ export class MoneyModel {
     else this.waiting.push({ ref, entry });
   }
 
-  /** Posts an entry and derives the status from the net, as one transaction does. */
+  /**
+   * Posts an entry and derives the status from the net, as one transaction does. The ledger
+   * records what the provider moved: a dispute larger than the net takes it below zero, and the
+   * donation waits for an operator (docs/donation-lifecycle.md).
+   */
   private post(ref: string, entry: ExpectedEntry): void {
-    if (entry.amount < 0 && this.net() + entry.amount < 0) {
-      this.outcomes[ref] = 'needs-review'; // larger than the net: nothing posted
-      return;
-    }
     this.entries.push(entry);
-    if (ref !== 'payment') this.outcomes[ref] = 'posted';
     const net = this.net();
-    if (net === this.history.amount) this.status = 'CONFIRMED';
+    if (ref !== 'payment') this.outcomes[ref] = 'posted';
+    if (net < 0) this.status = 'NEEDS_REVIEW';
+    else if (net === this.history.amount) this.status = 'CONFIRMED';
     else if (net > 0) this.status = 'PARTIALLY_REFUNDED';
     else this.status = this.hasOpenChargeback() ? 'CHARGED_BACK' : 'REFUNDED';
   }
@@ -273,6 +275,13 @@ export class MoneyModel {
   private refundable(): number {
     let left = this.history.paidAmount ?? this.history.amount;
     for (const r of this.refunds.values()) if (r.status !== 'failed') left -= r.amount;
+    for (const d of this.disputes.values()) if (d.status !== 'won') left -= d.amount;
+    return left;
+  }
+
+  /** What a bank may still dispute: the charge, less disputes not won (refunds do not count). */
+  private disputable(): number {
+    let left = this.history.paidAmount ?? this.history.amount;
     for (const d of this.disputes.values()) if (d.status !== 'won') left -= d.amount;
     return left;
   }

@@ -36,6 +36,7 @@ function reversalStubs(script: Script) {
       status: 'REFUNDED',
       inserted: 1,
       refused: undefined,
+      overdrawn: false,
       campaignId: 'campaign-rev',
       ...nth(script.posts ?? [{}], posts++),
     }),

@@ -130,7 +130,18 @@ export class SimulatedPayments {
     return payment;
   }
 
-  /** What may still be refunded: paid, less refunds not failed, less disputed money. */
+  /**
+   * What a bank may still dispute: the charge, less disputes not won. Refunds do not reduce it:
+   * a cardholder disputes the charge, so a dispute may exceed what is left after refunds.
+   */
+  disputable(payment: SimulatorPayment): number {
+    const held = payment.disputes
+      .filter((d) => d.status !== 'won')
+      .reduce((sum, d) => sum + d.amount, 0);
+    return (payment.paid_amount ?? payment.amount) - held;
+  }
+
+  /** What may still be refunded: paid, less refunds not failed (a disputed one refuses refunds). */
   refundable(payment: SimulatorPayment): number {
     const refunding = payment.refunds
       .filter((r) => r.status !== 'failed')
@@ -193,9 +204,8 @@ export class SimulatedPayments {
         `cannot dispute a ${payment.status} payment`,
       );
     }
-    const disputable = this.refundable(payment);
-    const disputed = amount ?? disputable;
-    if (disputed < 1 || disputed > disputable) {
+    const disputed = amount ?? this.refundable(payment);
+    if (disputed < 1 || disputed > this.disputable(payment)) {
       throw new SimulatorRefusal(422, 'amount_too_large', 'amount exceeds what may be disputed');
     }
     const dispute: SimulatorDispute = {
