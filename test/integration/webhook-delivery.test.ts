@@ -37,6 +37,26 @@ async function audit(stack: Stack, campaignId: string) {
   };
 }
 
+/**
+ * Far past every test here: the deadline's own read of the provider would credit a donation
+ * whose webhook never arrived, and these tests are about the webhook.
+ */
+const NO_DEADLINE = { paymentTimeoutSeconds: 3_600 };
+
+/** Waits until every inbox row of these donations was delivered to its workflow. */
+async function allDelivered(stack: Stack, ids: string[], timeoutMs = 60_000) {
+  return eventually(async () => {
+    const rows = await stack.db
+      .selectFrom('webhook_inbox')
+      .select(['donation_id', 'processed_at'])
+      .where('donation_id', 'in', ids)
+      .execute();
+    const bound = new Set(rows.map((r) => r.donation_id));
+    const done = ids.every((id) => bound.has(id)) && rows.every((r) => r.processed_at !== null);
+    return done ? rows : undefined;
+  }, timeoutMs);
+}
+
 async function donate(stack: Stack, campaignId: string, count: number, prefix: string) {
   const ids: string[] = [];
   let next = 0;
@@ -63,7 +83,11 @@ async function donate(stack: Stack, campaignId: string, count: number, prefix: s
 
 describe('webhook delivery under adversity', () => {
   it('confirms 500 donations exactly once through duplicates, reordering and a flaky endpoint', async () => {
-    const stack = await startStack({ autoPayMs: 50, simulator: { duplicates: 3, reorder: true } });
+    const stack = await startStack({
+      ...NO_DEADLINE,
+      autoPayMs: 50,
+      simulator: { duplicates: 3, reorder: true },
+    });
     const flaky = await flakyEndpoint(stack.apiUrl, 0.1);
     stack.simulator.webhookUrl = `${flaky.url}/v1/webhooks/simulator`;
     try {
@@ -83,6 +107,7 @@ describe('webhook delivery under adversity', () => {
         totals: { confirmed_amount: expectedSum, donation_count: 500 },
       });
       expect(ids.every((id) => stack.simulator.chargeCount(`${id}:create`) === 1)).toBe(true);
+      await allDelivered(stack, ids);
       expect(flaky.failures()).toBeGreaterThan(0);
     } finally {
       await flaky.close();
@@ -93,6 +118,7 @@ describe('webhook delivery under adversity', () => {
   it('keeps every event while Temporal is unreachable and delivers them when it is back', async () => {
     const proxy = await TcpProxy.start(testState().temporalAddress);
     const stack = await startStack({
+      ...NO_DEADLINE,
       autoPayMs: -1,
       apiTemporalAddress: proxy.address,
       env: { TEMPORAL_REQUEST_TIMEOUT_MS: '1500', INBOX_REDELIVERY_INTERVAL_MS: '300' },
@@ -115,7 +141,9 @@ describe('webhook delivery under adversity', () => {
       expect((await audit(stack, campaignId)).statuses).toEqual({ AWAITING_PAYMENT: 10 });
 
       proxy.set('pass');
-      for (const id of ids) await waitForStatus(stack, id, 'CONFIRMED', 60_000);
+      // Redelivered from the inbox: each row delivered, each donation credited by its webhook.
+      await allDelivered(stack, ids);
+      for (const id of ids) await waitForStatus(stack, id, 'CONFIRMED');
       const result = await audit(stack, campaignId);
       expect(result.ledgerEntries).toBe(10);
       expect(result.totals.confirmed_amount).toBe(result.ledgerSum);
@@ -129,7 +157,11 @@ describe('webhook delivery under adversity', () => {
     const proxy = await TcpProxy.start('127.0.0.1:5432');
     const url = new URL(testState().databaseUrl);
     url.port = String(proxy.port);
-    const stack = await startStack({ autoPayMs: -1, apiDatabaseUrl: url.toString() });
+    const stack = await startStack({
+      ...NO_DEADLINE,
+      autoPayMs: -1,
+      apiDatabaseUrl: url.toString(),
+    });
     try {
       const campaignId = await createCampaign(stack.db);
       const ids = await donate(stack, campaignId, 5, `pg-down-${Date.now()}`);
@@ -187,7 +219,9 @@ describe('webhook delivery under adversity', () => {
       ).toEqual([]);
 
       proxy.set('pass');
-      for (const id of ids) await waitForStatus(stack, id, 'CONFIRMED', 60_000);
+      // The simulator retries the refused notifications; the inbox keeps and delivers them.
+      await allDelivered(stack, ids);
+      for (const id of ids) await waitForStatus(stack, id, 'CONFIRMED');
       expect((await audit(stack, campaignId)).ledgerEntries).toBe(5);
     } finally {
       await stack.stop();
