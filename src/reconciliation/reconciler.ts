@@ -1,5 +1,6 @@
 import type { ProgressCache } from '../campaigns/progress-cache';
 import type { DeliveryLog, WebhookDelivery } from '../webhooks/webhook-delivery';
+import { forEachPage } from '../webhooks/webhook-inbox-repository';
 import type { InboxEntry, WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 import type { CampaignDrift, ReconciliationRepository } from './reconciliation-repository';
 import type { StuckDonations } from './stuck-donations';
@@ -71,22 +72,23 @@ export class Reconciler {
    */
   async handBackStuck(runId: string): Promise<StuckDecision[]> {
     const decisions = await this.deps.stuck.handBack(runId);
-    const unapplied = await this.deps.inbox.findUnappliedPayments(
+    const olderThanMs = this.deps.graceSeconds * 1000;
+    await forEachPage(
       INBOX_LIMIT,
-      this.deps.graceSeconds * 1000,
+      (after) => this.deps.inbox.findUnappliedPayments(INBOX_LIMIT, olderThanMs, after),
+      async (entry) => {
+        const workflowId = await this.deps.delivery.applyLatePayment(entry);
+        if (!workflowId || !entry.donationId) return;
+        decisions.push({
+          donationId: entry.donationId,
+          workflowId,
+          status: 'closed',
+          workflow: 'late-payment',
+          action: 'late-payment',
+          reason: `unapplied ${entry.eventKey}`,
+        });
+      },
     );
-    for (const entry of unapplied) {
-      const workflowId = await this.deps.delivery.applyLatePayment(entry);
-      if (!workflowId || !entry.donationId) continue;
-      decisions.push({
-        donationId: entry.donationId,
-        workflowId,
-        status: 'closed',
-        workflow: 'late-payment',
-        action: 'late-payment',
-        reason: `unapplied ${entry.eventKey}`,
-      });
-    }
     return decisions;
   }
 

@@ -13,6 +13,7 @@ import type {
   ProviderEvent,
   RefundEvent,
 } from '../../workflows/contracts';
+import { forEachPage } from './webhook-inbox-repository';
 import type {
   DeliveryWindow,
   InboxEntry,
@@ -62,12 +63,16 @@ export class WebhookDelivery {
     return this.deps.inbox.findUndelivered(limit, window);
   }
 
-  /** Delivers the pending rows again; returns how many were delivered now. */
+  /** Delivers every pending row again, `limit` at a time; returns how many were delivered now. */
   async redeliver(log: DeliveryLog, limit: number, window: DeliveryWindow): Promise<number> {
     let delivered = 0;
-    for (const entry of await this.pending(limit, window)) {
-      if ((await this.deliver(entry, log, 'redelivery')) === 'delivered') delivered++;
-    }
+    await forEachPage(
+      limit,
+      (after) => this.deps.inbox.findUndelivered(limit, window, after),
+      async (entry) => {
+        if ((await this.deliver(entry, log, 'redelivery')) === 'delivered') delivered++;
+      },
+    );
     return delivered;
   }
 

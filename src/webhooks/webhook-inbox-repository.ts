@@ -128,11 +128,16 @@ export class WebhookInboxRepository {
   }
 
   /**
-   * Rows whose delivery has not succeeded, oldest first, received at least `olderThanMs` ago
+   * Rows whose delivery has not succeeded, in arrival order, received at least `olderThanMs` ago
    * (younger ones are still in their own request) and, with `newerThanMs`, not longer ago than
-   * that.
+   * that; past `after`, so a caller pages through rows that keep failing instead of seeing only
+   * them.
    */
-  async findUndelivered(limit: number, window: DeliveryWindow): Promise<InboxEntry[]> {
+  async findUndelivered(
+    limit: number,
+    window: DeliveryWindow,
+    after?: InboxCursor,
+  ): Promise<InboxEntry[]> {
     const age = (ms: number) => sql<Date>`now() - make_interval(secs => ${ms / 1000})`;
     let query = this.db
       .selectFrom('webhook_inbox')
@@ -150,7 +155,8 @@ export class WebhookInboxRepository {
     if (window.newerThanMs !== undefined) {
       query = query.where('received_at', '>=', age(window.newerThanMs));
     }
-    const rows = await query.orderBy('received_at').limit(limit).execute();
+    if (after) query = query.where('id', '>', after);
+    const rows = await query.orderBy('id').limit(limit).execute();
     return rows.map(toEntry);
   }
 
@@ -158,10 +164,15 @@ export class WebhookInboxRepository {
    * PAID notifications bound to donations that were closed without money: late payments that
    * were never applied (their delivery raced the donation's end), received at least
    * `olderThanMs` ago so the donation's own workflow has had its chance. Reconciliation hands
-   * each to the late-payment workflow, which verifies it with the provider.
+   * each to the late-payment workflow, which verifies it with the provider. Paged past `after`:
+   * rows that will never apply must not hide newer ones.
    */
-  async findUnappliedPayments(limit: number, olderThanMs: number): Promise<InboxEntry[]> {
-    const rows = await this.db
+  async findUnappliedPayments(
+    limit: number,
+    olderThanMs: number,
+    after?: InboxCursor,
+  ): Promise<InboxEntry[]> {
+    let query = this.db
       .selectFrom('webhook_inbox as w')
       .innerJoin('donations as d', 'd.id', 'w.donation_id')
       .select([
@@ -176,11 +187,36 @@ export class WebhookInboxRepository {
       .where(sql<boolean>`w.payload->>'kind' = 'payment' AND w.payload->>'status' = 'PAID'`)
       .where('d.status', 'in', ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'])
       .where('d.confirmed_at', 'is', null)
-      .where('w.received_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
-      .orderBy('w.received_at')
-      .limit(limit)
-      .execute();
+      .where('w.received_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`);
+    if (after) query = query.where('w.id', '>', after);
+    const rows = await query.orderBy('w.id').limit(limit).execute();
     return rows.map(toEntry);
+  }
+}
+
+/**
+ * Where a scan of the inbox goes on from: the id of the last row it read. Ids grow with arrival,
+ * so id order is arrival order, and unlike a timestamp (microseconds in Postgres, milliseconds
+ * in JS) the id comes back exactly.
+ */
+export type InboxCursor = string;
+
+/**
+ * Every row a scan finds, page by page: `scan` reads one page past a cursor, `visit` handles
+ * each row. A page shorter than `limit` is the last.
+ */
+export async function forEachPage(
+  limit: number,
+  scan: (after: InboxCursor | undefined) => Promise<InboxEntry[]>,
+  visit: (entry: InboxEntry) => Promise<void>,
+): Promise<void> {
+  let after: InboxCursor | undefined;
+  for (;;) {
+    const page = await scan(after);
+    for (const entry of page) await visit(entry);
+    const last = page.at(-1);
+    if (page.length < limit || !last) return;
+    after = last.id;
   }
 }
 
