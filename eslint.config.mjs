@@ -59,7 +59,7 @@ export default tseslint.config(
     },
   },
   {
-    // The campaign page's one browser module, served as written (no build step, so no types).
+    // The campaign page's browser modules, served as written (no build step, so no types).
     files: ['src/demo-page/public/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
+import type { FastifyHelmetOptions } from '@fastify/helmet';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import QRCode from 'qrcode';
 import { acceptsDonations } from '../campaigns/campaign-repository';
@@ -9,7 +11,7 @@ import type { Config } from '../config/config';
 import { DonationParams } from '../donations/donation-schemas';
 import type { DonationRepository } from '../donations/donation-repository';
 import { AppError } from '../errors/error-catalogue';
-import { documentHeaders, pageSecurityHeaders } from '../security/security-headers';
+import { PAGE_HELMET_OPTIONS } from '../security/security-headers';
 import { currencyExponents, isSupportedCurrency } from '../money/currency';
 import {
   AssetParams,
@@ -38,16 +40,22 @@ const PUBLIC_DIR = path.join(__dirname, 'public');
  * Everything the page loads comes from this origin and no script is inline, so the policy can
  * forbid the rest; the form is sent by script, never by navigation.
  */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DEMO_PAGE_HELMET_OPTIONS: FastifyHelmetOptions = {
+  ...PAGE_HELMET_OPTIONS,
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      baseUri: ["'none'"],
+      formAction: ["'none'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+};
 
 /** The page's routes are public; they are not part of the API, so not in its document. */
 const PUBLIC = { auth: 'none' } as const;
@@ -60,11 +68,8 @@ const PUBLIC = { auth: 'none' } as const;
 const demoPagePlugin: FastifyPluginAsyncTypebox<DemoPageOptions> = async (app, options) => {
   const { config, campaigns, donations } = options;
   await app.register(fastifyStatic, { root: PUBLIC_DIR, serve: false });
-  // Encapsulated: only this plugin's routes carry the page's policy and document headers.
-  await app.register(pageSecurityHeaders, documentHeaders);
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-  });
+  // Encapsulated: only this plugin's routes carry the page's headers and policy.
+  await app.register(helmet, DEMO_PAGE_HELMET_OPTIONS);
 
   app.get('/', { config: PUBLIC, schema: { hide: true } }, async (_request, reply) =>
     reply.sendFile('index.html'),

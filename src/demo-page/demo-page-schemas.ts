@@ -2,7 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 
 /** The page's own files under /demo/assets/; nothing else in its folder is served. */
-export const PAGE_ASSETS = ['page.js', 'page.css', 'favicon.svg'] as const;
+export const PAGE_ASSETS = [
+  'page.js',
+  'amounts.js',
+  'api.js',
+  'progress.js',
+  'page.css',
+  'favicon.svg',
+] as const;
 
 export const AssetParams = Type.Object({
   file: Type.Union(PAGE_ASSETS.map((file) => Type.Literal(file))),

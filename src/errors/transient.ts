@@ -1,18 +1,49 @@
+import { types } from 'node:util';
+import { isGrpcServiceError } from '@temporalio/client';
+import pg from 'pg';
+
+/** Node's socket errors: the peer refused, dropped or never answered the connection. */
+const NODE_CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
+
+/** SQLSTATE classes: connection exception (08), insufficient resources (53), operator intervention (57). */
+const POSTGRES_TRANSIENT_CLASSES = new Set(['08', '53', '57']);
+
+/** gRPC status codes (Temporal's transport): the server is away, or did not answer in time. */
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_UNAVAILABLE = 14;
+
+/** ioredis' error for a command given up after its reconnect attempts (`maxRetriesPerRequest`). */
+const REDIS_GAVE_UP = 'MaxRetriesPerRequestError';
+
+function isTransientItself(error: Error): boolean {
+  if (error instanceof pg.DatabaseError) {
+    return POSTGRES_TRANSIENT_CLASSES.has(error.code?.slice(0, 2) ?? '');
+  }
+  if (isGrpcServiceError(error)) {
+    const code: number = error.code;
+    return code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED;
+  }
+  if (error.name === REDIS_GAVE_UP) return true;
+  const { code } = error as NodeJS.ErrnoException;
+  return typeof code === 'string' && NODE_CONNECTION_CODES.has(code);
+}
+
 /**
  * Whether an error means "a dependency is unreachable right now" rather than "this request is
- * wrong": such errors become 503 with Retry-After, never 500, and are never cached.
+ * wrong": such errors become 503 with Retry-After, never 500, and are never cached. Decided by
+ * the error's class and code, along its `cause` chain (Temporal's ServiceError wraps gRPC's).
  */
 export function isTransientInfrastructureError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(code)) {
-      return true;
-    }
-    // Postgres: connection exceptions (08), insufficient resources (53), operator intervention (57).
-    if (/^(08|53|57)[0-9A-Z]{3}$/.test(code)) return true;
+  // isNativeError: Node's own errors may come from another realm (a VM context, Jest's sandbox).
+  for (let current = error, depth = 0; types.isNativeError(current) && depth < 8; depth += 1) {
+    if (isTransientItself(current)) return true;
+    current = current.cause;
   }
-  const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Connection is closed|UNAVAILABLE|DEADLINE_EXCEEDED/i.test(
-    message,
-  );
+  return false;
 }

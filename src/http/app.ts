@@ -29,7 +29,7 @@ import { ReconciliationRepository } from '../reconciliation/reconciliation-repos
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
 import { metricsRoute } from '../observability/metrics-route';
 import rateLimitsPlugin from '../security/rate-limits';
-import securityHeaders, { jsonApiHeaders } from '../security/security-headers';
+import securityHeaders from '../security/security-headers';
 import { codecRoutes } from '../temporal/codec-routes';
 import { healthRoutes } from '../health/health-routes';
 import demoPagePlugin from '../demo-page/demo-page-plugin';
@@ -66,7 +66,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(requestIdPlugin);
   await app.register(drainOnClosePlugin);
-  await app.register(securityHeaders, jsonApiHeaders);
+  await app.register(securityHeaders);
 
   const campaigns = new CampaignRepository(deps.db);
   const donations = new DonationRepository(deps.db);

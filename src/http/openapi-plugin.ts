@@ -2,7 +2,8 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { documentHeaders, pageSecurityHeaders } from '../security/security-headers';
+import helmet from '@fastify/helmet';
+import { PAGE_HELMET_OPTIONS } from '../security/security-headers';
 import type { FastifyPluginAsync, FastifySchema, RouteOptions } from 'fastify';
 import type { ErrorCode } from '../errors/error-catalogue';
 import { problemResponses } from './openapi-problems';
@@ -91,10 +92,10 @@ const openapiPlugin: FastifyPluginAsync<{ publicUrl: string }> = async (app, opt
     transform: ({ schema, url, route }) => ({ schema: documented(schema, route), url }),
   };
   await app.register(swagger, spec);
-  // Its pages set their own Content-Security-Policy, in place of the API's `default-src 'none'`,
-  // and carry the document headers (encapsulated: the API's routes do not).
+  // Helmet's page headers, encapsulated: the API's routes keep theirs. Swagger UI replaces
+  // Helmet's Content-Security-Policy with its own, which lets its scripts run.
   await app.register(async (docs) => {
-    await docs.register(pageSecurityHeaders, documentHeaders);
+    await docs.register(helmet, PAGE_HELMET_OPTIONS);
     await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   });
 };

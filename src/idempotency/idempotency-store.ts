@@ -11,6 +11,7 @@ import type {
   StoredResponse,
   SweepResult,
 } from './idempotency-record';
+import { KeptAnswers } from './kept-answers';
 import { RecordTable } from './record-table';
 
 export interface IdempotencyStoreOptions {
@@ -32,15 +33,6 @@ export interface IdempotencyStoreOptions {
   completedCacheSize?: number;
   /** Who this store's claims name as their holder; this process unless a test says otherwise. */
   holder?: ClaimHolder;
-}
-
-/** Request bodies longer than this are not remembered beside a kept answer. */
-const REMEMBERED_BYTES_MAX = 4096;
-
-/** A COMPLETED record this process keeps for replays, and request bytes seen to match it. */
-interface KeptAnswer {
-  record: CompletedRecord;
-  knownBytes?: string;
 }
 
 /**
@@ -67,8 +59,7 @@ export class IdempotencyStore {
   private readonly leaseMs: number;
   private readonly graceMs: number;
   private readonly now: () => number;
-  private readonly completed = new Map<string, KeptAnswer>();
-  private readonly completedCacheSize: number;
+  private readonly kept: KeptAnswers;
   private readonly holder: ClaimHolder;
   /** Claim ids are this store's random prefix and a counter: unique, and no entropy per claim. */
   private readonly claimIdPrefix = randomBytes(12).toString('base64url');
@@ -84,7 +75,7 @@ export class IdempotencyStore {
     this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
     this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
     this.now = options.now ?? Date.now;
-    this.completedCacheSize = options.completedCacheSize ?? 10_000;
+    this.kept = new KeptAnswers(options.completedCacheSize ?? 10_000);
     this.holder = options.holder ?? currentHolder();
   }
 
@@ -203,16 +194,12 @@ export class IdempotencyStore {
 
   /** Request bytes seen to match the answer this process keeps for `key`, if any. */
   knownBytes(key: string): string | undefined {
-    return this.completed.get(key)?.knownBytes;
+    return this.kept.knownBytes(key);
   }
 
-  /**
-   * Remembers bytes that matched the kept answer of `key`, so the next retry with them is
-   * recognized by a string comparison. Small bodies only: they stay in this process's memory.
-   */
+  /** Remembers small request bytes that matched the kept answer of `key` ({@link KeptAnswers}). */
   rememberBytes(key: string, bytes: string): void {
-    const kept = this.completed.get(key);
-    if (kept && bytes.length <= REMEMBERED_BYTES_MAX) kept.knownBytes = bytes;
+    this.kept.rememberBytes(key, bytes);
   }
 
   /**
@@ -276,15 +263,12 @@ export class IdempotencyStore {
 
   /** The live answer: this process's copy if it keeps one, else LMDB's. */
   private answerOf(key: string, now: number): CompletedRecord | undefined {
-    const kept = this.completed.get(key);
-    if (kept) {
-      if (kept.record.expiresAt > now) return kept.record;
-      this.completed.delete(key);
-    }
+    const kept = this.kept.live(key, now);
+    if (kept) return kept;
     const record = this.answers.get(key);
     // Claims live in the other environment: anything but a live answer here is not an answer.
     if (record?.status !== 'COMPLETED' || record.expiresAt <= now) return undefined;
-    this.keep(key, record);
+    this.kept.keep(key, record);
     return record;
   }
 
@@ -296,14 +280,6 @@ export class IdempotencyStore {
   private nextClaimId(): string {
     this.claimCount++;
     return `${this.claimIdPrefix}.${this.claimCount.toString(36)}`;
-  }
-
-  private keep(key: string, record: CompletedRecord): void {
-    this.completed.set(key, { record });
-    if (this.completed.size > this.completedCacheSize) {
-      const oldest = this.completed.keys().next();
-      if (!oldest.done) this.completed.delete(oldest.value);
-    }
   }
 
   private newClaim(fingerprint: string, rawDigest: string, now: number): InFlightRecord {

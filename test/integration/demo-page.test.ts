@@ -12,6 +12,9 @@ import {
   startStack,
 } from '../support/stack';
 import type { Stack } from '../support/stack';
+import { headersNamed, helmetHeaders } from '../support/helmet-headers';
+import { DEMO_PAGE_HELMET_OPTIONS } from '../../src/demo-page/demo-page-plugin';
+import { API_SECURITY_HEADERS } from '../../src/security/security-headers';
 
 /** The campaign page's routes over HTTP; test/browser/ drives the page itself. */
 describe('the campaign page routes, outside production', () => {
@@ -25,10 +28,16 @@ describe('the campaign page routes, outside production', () => {
   const get = (path: string) => fetch(`${stack.apiUrl}${path}`);
 
   it('serves the page at / and /campaigns/:id under a strict Content-Security-Policy', async () => {
+    // Exactly @fastify/helmet's headers for the page's options: none of the API's replace them.
+    const helmets = await helmetHeaders(DEMO_PAGE_HELMET_OPTIONS);
+    const names = [...Object.keys(helmets), ...Object.keys(API_SECURITY_HEADERS)];
     for (const path of ['/', '/campaigns/demo']) {
       const response = await get(path);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(headersNamed(response, names)).toEqual(
+        headersNamed(new Response(null, { headers: helmets }), names),
+      );
       const csp = response.headers.get('content-security-policy') ?? '';
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("script-src 'self'");

@@ -10,12 +10,14 @@ import { createProviders } from '../../src/runtime/infrastructure';
 import { CLIENT_SECRET, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 import { productionEnv } from '../support/production-env';
+import { headersNamed, helmetHeaders } from '../support/helmet-headers';
+import { PAGE_HELMET_OPTIONS } from '../../src/security/security-headers';
 
 const METRICS_TOKEN = 'scrape-token-0123456789';
 
 /**
- * The HTTP server's edges on the real app: slow clients are cut, responses carry Helmet's
- * headers, /metrics wants its token, /docs is off in production, logs are redacted, and the
+ * The HTTP server's edges on the real app: slow clients are cut, responses carry the API's
+ * security headers and pages Helmet's, /metrics wants its token, /docs is off in production, logs are redacted, and the
  * simulator's webhook route exists only where the simulator is the provider.
  */
 describe('HTTP edges', () => {
@@ -99,24 +101,36 @@ describe('HTTP edges', () => {
     expect(sent).toBeLessThan(declared / 10);
   });
 
-  it('sends Helmet’s headers: a JSON API that loads nothing and is never framed', async () => {
-    const response = await fetch(`${stack.apiUrl}/healthz`);
-    expect(response.headers.get('content-security-policy')).toBe(
-      "default-src 'none';frame-ancestors 'none'",
-    );
-    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('strict-transport-security')).toMatch(/max-age=/);
-    expect(response.headers.get('x-frame-options')).toBe('DENY');
-    expect(response.headers.get('cross-origin-resource-policy')).toBe('same-origin');
-    // Document-only headers are the pages' business, not a JSON answer's.
-    expect(response.headers.get('referrer-policy')).toBeNull();
-    expect(response.headers.get('x-dns-prefetch-control')).toBeNull();
-    // Swagger UI brings its own policy, which lets its scripts run, and the document headers.
+  it('sends API answers OWASP’s API headers and /docs Helmet’s page headers', async () => {
+    // Every header Helmet knows, so a page header leaking onto the API would show.
+    const helmetNames = Object.keys(await helmetHeaders({}));
+    const documented: Record<string, string | undefined> = {
+      'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+      'cross-origin-resource-policy': 'same-origin',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+    };
+    const names = [...new Set([...helmetNames, ...Object.keys(documented)])];
+    const apiHeaders = Object.fromEntries(names.map((name) => [name, documented[name] ?? null]));
+    // A route's answer, a problem from the error handler and the not-found handler alike.
+    for (const path of ['/healthz', '/metrics', '/no-such-route']) {
+      expect(headersNamed(await fetch(`${stack.apiUrl}${path}`), names)).toEqual(apiHeaders);
+    }
+    // Swagger UI's pages: exactly what @fastify/helmet sets with the pages' options, except the
+    // Content-Security-Policy Swagger UI brings, which lets its scripts run.
     const docs = await fetch(`${stack.apiUrl}/docs/static/index.html`);
-    expect(docs.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
-    expect(docs.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(docs.headers.get('cross-origin-opener-policy')).toBe('same-origin');
-    expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(docs.status).toBe(200);
+    const helmets = await helmetHeaders(PAGE_HELMET_OPTIONS);
+    const { 'content-security-policy': helmetPolicy, ...rest } = helmets;
+    expect(headersNamed(docs, Object.keys(rest))).toEqual(rest);
+    expect(headersNamed(docs, names)).toMatchObject({
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    });
+    const docsPolicy = docs.headers.get('content-security-policy');
+    expect(docsPolicy).toMatch(/script-src 'self'/);
+    expect(docsPolicy).not.toBe(helmetPolicy);
   });
 
   it('refuses /metrics without the token when one is set', async () => {

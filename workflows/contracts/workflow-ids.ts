@@ -3,9 +3,18 @@
  * from a run: every retry, redelivery, hand-back or double click meets the same execution.
  */
 
+const DONATION_PREFIX = 'donation-';
+
 /** The one workflow of a donation; operators see it in the Temporal UI. */
 export function donationWorkflowId(donationId: string): string {
-  return `donation-${donationId}`;
+  return `${DONATION_PREFIX}${donationId}`;
+}
+
+/** The donation a donation workflow's ID names, or undefined for any other workflow's ID. */
+export function donationIdOfWorkflow(workflowId: string): string | undefined {
+  return workflowId.startsWith(DONATION_PREFIX) && workflowId.length > DONATION_PREFIX.length
+    ? workflowId.slice(DONATION_PREFIX.length)
+    : undefined;
 }
 
 /** The edge's early-return update: a retried request attaches to the update already running. */

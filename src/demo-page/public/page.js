@@ -2,94 +2,27 @@
 // with If-None-Match; each submission gets one Idempotency-Key, reused on every retry of it; the
 // donation's status is followed until it settles. Plain DOM, no framework, no build step.
 
-const $ = (id) => document.getElementById(id);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+import { decimal, toMinor } from './amounts.js';
+import { getJson, postDonation, sleep } from './api.js';
+import { pollProgress } from './progress.js';
 
-/** Waits `ms`, or less once `done()` holds. */
-async function sleepUnless(done, ms) {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await sleep(Math.min(250, end - Date.now()));
-}
+const $ = (id) => document.getElementById(id);
 
 /** Statuses a donation leaves on its own; any other is where it stays. */
 const OPEN = new Set(['PENDING', 'AWAITING_PAYMENT']);
 /** Preset amounts in major units, by the currency's minor-unit exponent. */
 const PRESETS = { 0: ['10000', '25000', '50000', '100000'], 2: ['5', '10', '25', '50'] };
-const PROGRESS_POLL_MS = 2_000;
-const MAX_ATTEMPTS = 5;
 
 let page; // { config, campaign, money }
 let submission; // { key, json, answer }: the form as last sent, its key, the API's answer
 let shown; // the donation on screen: { id, key }
 let sending = 0;
 
-/** Minor units as an exact decimal string (Intl.NumberFormat formats strings without floats). */
-function decimal(minor, exponent) {
-  if (exponent === 0) return String(minor);
-  const digits = String(minor).padStart(exponent + 1, '0');
-  return `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
-}
-
-/** What a donor typed ("75.000", "7,50") in minor units, exactly; undefined if it is not one. */
-function toMinor(text, exponent) {
-  const plain = text.replace(/\s/g, '');
-  if (exponent === 0) {
-    // Rupiah are written with dots between thousands and have no decimals.
-    return /^\d{1,3}(\.\d{3})*$|^\d+$/.test(plain) ? Number(plain.replace(/\./g, '')) : undefined;
-  }
-  const match = new RegExp(`^(\\d+)(?:[.,](\\d{1,${exponent}}))?$`).exec(plain);
-  if (!match) return undefined;
-  return Number(match[1] + (match[2] ?? '').padEnd(exponent, '0'));
-}
-
-async function getJson(url, init) {
-  const response = await fetch(url, init);
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.detail ?? body.title ?? `HTTP ${response.status}`);
-  return body;
-}
-
 const authorization = () => ({ authorization: `Bearer ${page.config.clientKey}` });
 
 function showError(message) {
   $('form-error').textContent = message;
   $('form-error').hidden = message === '';
-}
-
-// --- progress ----------------------------------------------------------------------------------
-
-function showProgress(progress) {
-  const section = $('progress');
-  section.dataset.confirmedAmount = String(progress.confirmedAmount);
-  section.classList.toggle('stale', progress.stale);
-  $('raised').textContent = page.money(progress.confirmedAmount);
-  $('goal').textContent = page.money(progress.goalAmount);
-  $('fill').style.width = `${Math.min(100, progress.percent)}%`;
-  $('bar').setAttribute('aria-valuenow', String(Math.min(100, progress.percent)));
-  $('percent').textContent = `${progress.percent.toLocaleString('id-ID')}%`;
-  const count = progress.donationCount;
-  $('count').textContent = `${count.toLocaleString('id-ID')} donation${count === 1 ? '' : 's'}`;
-  $('stale').hidden = !progress.stale;
-}
-
-/** Polls with the last ETag: an unchanged total costs a 304 and no body. */
-async function pollProgress(campaignId) {
-  let etag;
-  for (;;) {
-    try {
-      const response = await fetch(`/v1/campaigns/${encodeURIComponent(campaignId)}/progress`, {
-        headers: etag ? { 'if-none-match': etag } : {},
-        cache: 'no-store',
-      });
-      if (response.status === 200) {
-        etag = response.headers.get('etag') ?? undefined;
-        showProgress(await response.json());
-      }
-    } catch {
-      // Offline for a moment: keep the last value and ask again.
-    }
-    await sleep(PROGRESS_POLL_MS);
-  }
 }
 
 // --- the donation form -------------------------------------------------------------------------
@@ -135,45 +68,6 @@ function readForm() {
   };
 }
 
-/**
- * POSTs one submission, retrying what may succeed later (the network, 503, 429, and 409 while
- * an earlier attempt of this same key is still running) with the same key and the same body,
- * until this or another send of the submission has its answer.
- */
-async function postDonation(sent) {
-  for (let attempt = 1; ; attempt++) {
-    if (sent.answer) return sent.answer;
-    let response;
-    try {
-      response = await fetch('/v1/donations', {
-        method: 'POST',
-        headers: {
-          ...authorization(),
-          'content-type': 'application/json',
-          'idempotency-key': sent.key,
-        },
-        body: sent.json,
-      });
-    } catch {
-      if (attempt >= MAX_ATTEMPTS) throw new Error('No network: press Donate to try again.');
-      await sleepUnless(() => sent.answer, 500 * 2 ** attempt);
-      continue;
-    }
-    if (response.ok) return (sent.answer = await response.json());
-    const problem = await response.json().catch(() => ({}));
-    const retryable =
-      response.status === 503 ||
-      response.status === 429 ||
-      (response.status === 409 && problem.code === 'idempotency-key-in-use');
-    if (!retryable || attempt >= MAX_ATTEMPTS) {
-      throw new Error(problem.detail ?? problem.title ?? `HTTP ${response.status}`);
-    }
-    const retryAfter = Number(response.headers.get('retry-after'));
-    const delay = retryAfter > 0 ? Math.min(retryAfter, 10) * 1000 : 500 * 2 ** attempt;
-    await sleepUnless(() => sent.answer, delay);
-  }
-}
-
 async function submit(event) {
   event.preventDefault();
   showError('');
@@ -186,7 +80,7 @@ async function submit(event) {
   const sent = submission;
   setSending(+1);
   try {
-    showDonation(await postDonation(sent), sent.key);
+    showDonation(await postDonation(sent, page.config.clientKey), sent.key);
   } catch (error) {
     showError(error.message);
   } finally {
@@ -331,7 +225,7 @@ async function main() {
         : 'This page donates only in development, with the development client key.',
     );
   }
-  void pollProgress(campaignId);
+  void pollProgress(campaignId, page.money);
 }
 
 void main();

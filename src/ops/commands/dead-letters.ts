@@ -1,6 +1,7 @@
 import {
   CampaignIdAttribute,
   DonationStatusAttribute,
+  donationIdOfWorkflow,
   WorkflowType,
 } from '../../../workflows/contracts';
 import { json, table } from '../format';
@@ -36,7 +37,7 @@ Terminated or TimedOut, or whose DonationStatus is NEEDS_REVIEW, newest first. R
     const rows = [];
     for await (const execution of ctx.temporal.workflow.list({ query, pageSize: limit })) {
       rows.push({
-        donationId: execution.workflowId.replace(/^donation-/, ''),
+        donationId: donationIdOfWorkflow(execution.workflowId),
         workflowId: execution.workflowId,
         runId: execution.runId,
         execution: execution.status.name,

@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import { SimulatorDelivery } from './simulator-delivery';
 import type { PaymentPlan, SimulatorOptions } from './simulator-knobs';
-import { SimulatedPayments, SimulatorRefusal, notificationFor } from './simulator-payments';
+import { GatewayKeys, registerGatewayRoutes } from './simulator-gateway-routes';
+import { SimulatedPayments, notificationFor } from './simulator-payments';
 import type { SimulatorChange } from './simulator-payments';
 import { createSimulatorApp, registerControlRoutes } from './simulator-control-routes';
-import type { SimulatorApp, SimulatorControls } from './simulator-control-routes';
+import type { SimulatorControls } from './simulator-control-routes';
 import type {
   SimulatorDispute,
   SimulatorDisputeStatus,
@@ -16,28 +16,6 @@ import type {
 } from './simulator-protocol';
 
 export type { PaymentPlan, SimulatorKnobs, SimulatorOptions } from './simulator-knobs';
-
-const IdParams = Type.Object({ id: Type.String() });
-
-const RefundBody = Type.Object({
-  amount: Type.Integer({ minimum: 1 }),
-  reason: Type.Optional(Type.String({ maxLength: 255 })),
-});
-
-const CreateBody = Type.Object({
-  reference: Type.String({ minLength: 1, maxLength: 64 }),
-  amount: Type.Integer({ minimum: 1 }),
-  currency: Type.String({ pattern: '^[A-Z]{3}$' }),
-  method: Type.String({ minLength: 1, maxLength: 32 }),
-  description: Type.Optional(Type.String({ maxLength: 255 })),
-});
-
-/** A refusal as the simulator answers it: `{error, code}` with its HTTP status. */
-export function sendRefusal(reply: FastifyReply, refusal: SimulatorRefusal, extra: object = {}) {
-  return reply
-    .code(refusal.httpStatus)
-    .send({ error: refusal.message, code: refusal.code, ...extra });
-}
 
 /** The state a final one replaced, for the `reorder` knob's stale copy. */
 const staleStatus = {
@@ -60,12 +38,8 @@ export class PaymentSimulator implements SimulatorControls {
   private readonly book = new SimulatedPayments((change) => {
     this.notify(change);
   });
-  private readonly byKey = new Map<string, { paymentId: string; body: string }>();
-  private readonly refundsByKey = new Map<string, { refundId: string; body: string }>();
-  private readonly charges = new Map<string, number>();
-  private readonly refunds = new Map<string, number>();
+  private readonly keys = new GatewayKeys();
   private readonly plans = new Map<string, PaymentPlan>();
-  private readonly declined = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly delivery: SimulatorDelivery;
   private closed = false;
@@ -82,19 +56,28 @@ export class PaymentSimulator implements SimulatorControls {
       closed: () => this.closed,
     });
     const app = createSimulatorApp();
-    this.routes(app);
+    registerGatewayRoutes(app, {
+      book: this.book,
+      keys: this.keys,
+      knobs: (reference) => this.knobs(reference),
+      sleep: (ms) => this.sleep(ms),
+      autoPay: (payment, plan) => {
+        this.autoPay(payment, plan);
+      },
+      makeRefund: (payment, amount) => this.makeRefund(payment, amount),
+    });
     registerControlRoutes(app, this);
     this.app = app;
   }
 
   /** How many payments were created under this idempotency key (1 is the only right answer). */
   chargeCount(idempotencyKey: string): number {
-    return this.charges.get(idempotencyKey) ?? 0;
+    return this.keys.charges.get(idempotencyKey) ?? 0;
   }
 
   /** How many refunds were made under this idempotency key. */
   refundCount(idempotencyKey: string): number {
-    return this.refunds.get(idempotencyKey) ?? 0;
+    return this.keys.refundCounts.get(idempotencyKey) ?? 0;
   }
 
   payment(id: string): SimulatorPayment | undefined {
@@ -115,8 +98,7 @@ export class PaymentSimulator implements SimulatorControls {
    * keys 24 hours): a repeated request then makes a new payment or refund. Counts are kept.
    */
   forgetIdempotencyKeys(): void {
-    this.byKey.clear();
-    this.refundsByKey.clear();
+    this.keys.forget();
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
@@ -160,128 +142,6 @@ export class PaymentSimulator implements SimulatorControls {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     await this.app.close();
-  }
-
-  private routes(app: SimulatorApp): void {
-    app.setErrorHandler((error, _request, reply) => {
-      if (error instanceof SimulatorRefusal) return sendRefusal(reply, error);
-      const status = (error as { statusCode?: number }).statusCode ?? 500;
-      return reply.code(status).send({ error: (error as Error).message, code: 'invalid_request' });
-    });
-
-    // Latency and transient errors on the API (not the test controls), per payment.
-    app.addHook('preHandler', async (request, reply) => {
-      if (request.url.startsWith('/test/')) return;
-      const params = request.params as { id?: string } | undefined;
-      const body = request.body as { reference?: string } | undefined;
-      const reference =
-        body?.reference ?? (params?.id ? this.book.get(params.id)?.reference : undefined);
-      const knobs = this.knobs(reference);
-      if (knobs.latencyMs) await this.sleep(knobs.latencyMs);
-      if (knobs.errorRate && Math.random() < knobs.errorRate) {
-        return reply.code(503).send({ error: 'simulated gateway error', code: 'unavailable' });
-      }
-    });
-
-    app.post('/v1/payments', { schema: { body: CreateBody } }, async (request, reply) => {
-      const key = request.headers['idempotency-key'];
-      if (typeof key !== 'string' || key.length === 0) {
-        return reply
-          .code(400)
-          .send({ error: 'Idempotency-Key header required', code: 'invalid_request' });
-      }
-      const body = JSON.stringify(request.body);
-      const previous = this.byKey.get(key);
-      if (previous) {
-        if (previous.body !== body) {
-          return reply.code(422).send({
-            error: 'Idempotency-Key reused with another request',
-            code: 'idempotency_mismatch',
-          });
-        }
-        return reply.code(200).send(this.book.get(previous.paymentId));
-      }
-      const plan = this.knobs(request.body.reference);
-      const declined =
-        this.declined.has(key) || plan.decline || Math.random() < (plan.declineRate ?? 0);
-      if (declined) {
-        // The same request is declined again: a decline is an answer, not a transient error.
-        this.declined.add(key);
-        return reply
-          .code(402)
-          .send({ error: 'payment declined by the issuer', code: 'card_declined' });
-      }
-      const payment = this.book.add({
-        reference: request.body.reference,
-        status: 'pending',
-        amount: request.body.amount,
-        currency: request.body.currency,
-        method: request.body.method,
-        action: { type: 'qr', value: `00020101021226SIMULATOR${request.body.reference}` },
-        created_at: new Date().toISOString(),
-        ...(plan.payAmount !== undefined && { paid_amount: plan.payAmount }),
-      });
-      this.byKey.set(key, { paymentId: payment.id, body });
-      this.charges.set(key, (this.charges.get(key) ?? 0) + 1);
-      this.autoPay(payment, plan);
-      return reply.code(201).send(payment);
-    });
-
-    app.get('/v1/payments/:id', { schema: { params: IdParams } }, async (request) =>
-      this.book.need(request.params.id),
-    );
-
-    app.post(
-      '/v1/payments/:id/cancel',
-      { schema: { params: IdParams } },
-      async (request, reply) => {
-        try {
-          return this.book.cancel(request.params.id);
-        } catch (error) {
-          if (!(error instanceof SimulatorRefusal) || error.httpStatus !== 409) throw error;
-          // Like Stripe's refusal, the answer says what the payment is now.
-          return sendRefusal(reply, error, { payment: this.book.get(request.params.id) });
-        }
-      },
-    );
-
-    // A sandbox's "simulate payment" (Xendit's and Midtrans's sandboxes have one): the donor
-    // pays now. Settling twice, or after auto-pay did, changes nothing.
-    app.post<{ Params: { id: string } }>('/v1/payments/:id/simulate', async (request, reply) => {
-      const payment = this.book.get(request.params.id);
-      if (!payment) return reply.code(404).send({ error: 'not found' });
-      if (payment.status === 'pending') this.transition(payment.id, 'settled');
-      return payment;
-    });
-
-    app.post(
-      '/v1/payments/:id/refunds',
-      { schema: { params: IdParams, body: RefundBody } },
-      async (request, reply) => {
-        const key = request.headers['idempotency-key'];
-        if (typeof key !== 'string' || key.length === 0) {
-          return reply
-            .code(400)
-            .send({ error: 'Idempotency-Key header required', code: 'invalid_request' });
-        }
-        const payment = this.book.need(request.params.id);
-        const body = JSON.stringify({ payment: payment.id, amount: request.body.amount });
-        const previous = this.refundsByKey.get(key);
-        if (previous) {
-          if (previous.body !== body) {
-            return reply.code(422).send({
-              error: 'Idempotency-Key reused with another request',
-              code: 'idempotency_mismatch',
-            });
-          }
-          return reply.code(200).send(this.book.refundById(previous.refundId)?.refund);
-        }
-        const refund = this.makeRefund(payment, request.body.amount);
-        this.refundsByKey.set(key, { refundId: refund.id, body });
-        this.refunds.set(key, (this.refunds.get(key) ?? 0) + 1);
-        return reply.code(201).send(refund);
-      },
-    );
   }
 
   private makeRefund(payment: SimulatorPayment, amount: number): SimulatorRefund {
