@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { guardedPool } from './database-unavailable';
 import type { Database } from './schema';
 
 /**
@@ -35,12 +36,5 @@ export function createDatabase(options: DatabaseOptions): Db {
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
     types: int8AsNumber(),
   });
-  // A client losing its connection must not crash the process: idle ones report through the
-  // pool, checked-out ones through their own 'error' event (the query in flight fails anyway,
-  // and the pool replaces the client).
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
 }

@@ -1,6 +1,7 @@
 import { types } from 'node:util';
 import { isGrpcServiceError } from '@temporalio/client';
 import pg from 'pg';
+import { DatabaseUnavailableError } from '../db/database-unavailable';
 
 /** Node's socket errors: the peer refused, dropped or never answered the connection. */
 const NODE_CONNECTION_CODES = new Set([
@@ -22,6 +23,7 @@ const GRPC_UNAVAILABLE = 14;
 const REDIS_GAVE_UP = 'MaxRetriesPerRequestError';
 
 function isTransientItself(error: Error): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
   if (error instanceof pg.DatabaseError) {
     return POSTGRES_TRANSIENT_CLASSES.has(error.code?.slice(0, 2) ?? '');
   }
