@@ -110,6 +110,8 @@ export function donationInput(overrides: Partial<DonationInput> = {}): DonationI
     workflowId: donationWorkflowId(donationId),
     provider: 'simulator',
     paymentTimeoutSeconds: 30,
+    verifyWithProvider: false,
+    settleHorizonSeconds: 86_400,
     correlationId: `req-${donationId}`,
     ...overrides,
   };
