@@ -9,7 +9,7 @@ import { createDatabase } from '../../src/db/database';
 import type { Db } from '../../src/db/database';
 import { DonationRepository } from '../../src/donations/donation-repository';
 import { LedgerRepository } from '../../src/ledger/ledger-repository';
-import type { PaymentProvider } from '../../src/providers/payment-provider';
+import type { PaymentProvider, RefundRequest } from '../../src/providers/payment-provider';
 import type { MoneyWorkflows } from '../../src/temporal/money-workflows';
 import { createWorkerMetrics } from '../../src/temporal/worker-metrics';
 import type { FinalFailureStatus, PaymentSnapshot } from '../../workflows/contracts';
@@ -27,9 +27,15 @@ export async function ledgerActivities(read: () => PaymentSnapshot) {
   const state = testState();
   const db = createDatabase({ connectionString: state.databaseUrl, max: 2 });
   const redis = new Redis(state.redisUrl, { keyPrefix: state.redisKeyPrefix });
-  const provider: Pick<PaymentProvider, 'name' | 'fetchPayment'> = {
+  const refunds: RefundRequest[] = [];
+  const provider: Pick<PaymentProvider, 'name' | 'fetchPayment' | 'refundable' | 'refund'> = {
     name: 'simulator',
     fetchPayment: async () => read(),
+    refundable: () => true,
+    refund: async (request) => {
+      refunds.push(request);
+      return { refundId: `re_${refunds.length}`, status: 'PENDING', amount: request.amount };
+    },
   };
   const handOffs: Pick<MoneyWorkflows, 'startLatePayment' | 'followReversal'> = {
     startLatePayment: async (input) => ({ workflowId: `late-${input.donationId}`, started: true }),
@@ -49,6 +55,8 @@ export async function ledgerActivities(read: () => PaymentSnapshot) {
   return {
     db,
     deps,
+    /** The refunds asked of the provider, in order. */
+    refunds,
     ...stubs,
     close: async () => {
       redis.disconnect();
@@ -62,8 +70,9 @@ export async function seedDonation(
   db: Db,
   amount: number,
   ending: 'CONFIRMED' | FinalFailureStatus,
+  campaign: { endsAt?: Date } = {},
 ): Promise<{ donationId: string; campaignId: string }> {
-  const campaignId = await createCampaign(db);
+  const campaignId = await createCampaign(db, campaign);
   const input = donationInput({ campaignId, amount });
   const donations = new DonationRepository(db);
   await donations.insert(input);
