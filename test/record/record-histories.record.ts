@@ -73,10 +73,7 @@ describe('record workflow histories', () => {
       });
       for await (const request of requests) {
         if (request.workflowId.startsWith(refundRequestWorkflowId(confirmed, ''))) {
-          await save(
-            stack.temporal.workflow.getHandle(request.workflowId),
-            'refund-request',
-          );
+          await save(stack.temporal.workflow.getHandle(request.workflowId), 'refund-request');
         }
       }
       await save(
@@ -101,10 +98,7 @@ describe('record workflow histories', () => {
         const handle = stack.temporal.workflow.getHandle(latePaymentWorkflowId(late));
         return (await handle.describe().catch(() => undefined)) && handle;
       });
-      await save(
-        stack.temporal.workflow.getHandle(latePaymentWorkflowId(late)),
-        'late-payment',
-      );
+      await save(stack.temporal.workflow.getHandle(latePaymentWorkflowId(late)), 'late-payment');
     } finally {
       await stack.stop();
     }
