@@ -4,13 +4,14 @@ import type { ConfirmResult } from '../src/ledger/ledger-repository';
 import type { CancelResult } from '../src/providers/payment-provider';
 import { ProviderRejected } from '../src/providers/http-json';
 import { activityTags } from '../src/temporal/worker-metrics';
-import { FailureType, OPEN_STATUSES } from '../workflows/contracts';
+import { FailureType, isOpen, refusalFailureTypes, refusalReason } from '../workflows/contracts';
 import type {
   DonationInput,
   DonationStatus,
   FinalFailureStatus,
   PaymentAction,
   PaymentSnapshot,
+  RefusalReason,
 } from '../workflows/contracts';
 import { isFinalRejection, providerOf, refreshProgress } from './activity-deps';
 import type { ActivityDeps } from './activity-deps';
@@ -22,15 +23,6 @@ export type PaymentStart =
   | { kind: 'decided'; status: DonationStatus; providerReference: string | undefined };
 
 const FOREIGN_KEY_VIOLATION = '23503';
-
-/** Failure reasons written on the row, and the typed failure the edge maps each one to. */
-const refusals: Record<string, FailureType> = {
-  'campaign-closed': FailureType.CampaignClosed,
-  'currency-mismatch': FailureType.Validation,
-  'unsupported-by-provider': FailureType.Validation,
-  'payment-declined': FailureType.PaymentDeclined,
-  'provider-refused': FailureType.Validation,
-};
 
 /**
  * The donation workflow's side effects. Each may run more than once (retries, worker crashes,
@@ -60,7 +52,7 @@ export function createDonationActivities(deps: ActivityDeps) {
     if (inserted) {
       log.info('donation recorded', { donationId: input.donationId, campaignId: input.campaignId });
       const campaign = await deps.campaigns.findById(input.campaignId);
-      const refusal =
+      const refusal: RefusalReason | undefined =
         !campaign || !acceptsDonations(campaign, new Date())
           ? 'campaign-closed'
           : campaign.currency !== input.currency
@@ -74,9 +66,12 @@ export function createDonationActivities(deps: ActivityDeps) {
     }
     const donation = await deps.donations.findById(input.donationId);
     if (!donation) throw new Error(`Donation ${input.donationId} vanished after insert`);
-    const refused = refusals[donation.failureReason ?? ''];
+    const refused = refusalReason(donation.failureReason);
     if (refused) {
-      throw ApplicationFailure.nonRetryable(`Donation refused: ${donation.failureReason}`, refused);
+      throw ApplicationFailure.nonRetryable(
+        `Donation refused: ${refused}`,
+        refusalFailureTypes[refused],
+      );
     }
     return { status: donation.status, inserted };
   }
@@ -98,7 +93,7 @@ export function createDonationActivities(deps: ActivityDeps) {
     try {
       const created = await providerOf(deps, input.provider).createPayment({
         idempotencyKey: `${input.donationId}:create`,
-        reference: input.donationId,
+        donationId: input.donationId,
         amount: input.amount,
         currency: input.currency,
         method: input.paymentMethod,
@@ -122,9 +117,6 @@ export function createDonationActivities(deps: ActivityDeps) {
   }
 
   return {
-    recordDonation,
-    createPayment,
-
     /**
      * Everything before the payment action in one step (one workflow task): record the donation,
      * then create or reuse its payment. A refusal is written on the row and returned.
@@ -132,7 +124,7 @@ export function createDonationActivities(deps: ActivityDeps) {
     async startPayment(input: DonationInput): Promise<PaymentStart> {
       try {
         const recorded = await recordDonation(input);
-        if (!(OPEN_STATUSES as readonly string[]).includes(recorded.status)) {
+        if (!isOpen(recorded.status)) {
           const row = await deps.donations.findById(input.donationId);
           return {
             kind: 'decided',
@@ -144,7 +136,7 @@ export function createDonationActivities(deps: ActivityDeps) {
       } catch (error) {
         if (!(error instanceof ApplicationFailure) || !error.nonRetryable) throw error;
         const failureType = (error.type ?? FailureType.Validation) as FailureType;
-        const reason =
+        const reason: RefusalReason =
           failureType === FailureType.PaymentDeclined ? 'payment-declined' : 'provider-refused';
         const row = await deps.donations.findById(input.donationId);
         if (row && !row.failureReason) await deps.donations.markFailed(row.id, 'FAILED', reason);
@@ -194,11 +186,6 @@ export function createDonationActivities(deps: ActivityDeps) {
       reason: string,
     ): Promise<DonationStatus> {
       return deps.donations.markFailed(donationId, status, reason);
-    },
-
-    /** Puts the campaign's new totals into the cache (the name stays for recorded histories). */
-    async invalidateCampaignCache(campaignId: string): Promise<void> {
-      await refreshProgress(deps, campaignId);
     },
   };
 }

@@ -2,8 +2,6 @@
 export type { ActivityDeps, LatePaymentPolicy } from './activity-deps';
 export { createDonationActivities } from './donation-activities';
 export type { DonationActivities, PaymentStart } from './donation-activities';
-export { createLegacyActivities } from './legacy-activities';
-export type { LegacyActivities } from './legacy-activities';
 export { createReconciliationActivities } from './reconciliation-activities';
 export type {
   ReconciliationActivities,

@@ -21,12 +21,6 @@ export const moneyLocalActivity: LocalActivityOptions = {
   retry: moneyActivity.retry,
 };
 
-/** Cache refreshes are best effort: the TTL bounds staleness if Redis is away. */
-export const cacheActivity: ActivityOptions = {
-  startToCloseTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-};
-
 /** Reconciliation: a failed run is not retried for long; the schedule starts the next one. */
 export const reconciliationActivity: ActivityOptions = {
   startToCloseTimeout: '5 minutes',

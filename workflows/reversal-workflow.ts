@@ -1,8 +1,7 @@
-import { condition, metricMeter, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, metricMeter, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DonationActivities } from '../activities/donation-activities';
 import type { ReversalActivities } from '../activities/reversal-activities';
-import type { LegacyReversalResult } from '../activities/legacy-activities';
-import { OPEN_STATUSES, reversalEventSignal } from './contracts';
+import { isOpen, reversalEventSignal } from './contracts';
 import type {
   DisputeEvent,
   DisputeStatus,
@@ -12,16 +11,10 @@ import type {
   ReversalInput,
   ReversalResult,
 } from './contracts';
-import { MONEY_V2 } from './donation-workflow';
-import { reversalWorkflowV1 } from './legacy/reversal-workflow-v1';
-import type { ReversalInputV1 } from './legacy/reversal-workflow-v1';
 import { moneyActivity } from './retry-policies';
 
 const { postReversal, donationStatus } = proxyActivities<ReversalActivities>(moneyActivity);
 const { fetchPayment } = proxyActivities<DonationActivities>(moneyActivity);
-
-/** Reversals look again when a later state of their refund or dispute came while posting. */
-export const FOLLOW_LATER_STATE = 'reversal-follows-later-state';
 
 /** A refund still pending, or money not credited yet, is followed this long before review. */
 const FOLLOW_HORIZON_MS = 7 * 24 * 3600 * 1000;
@@ -38,11 +31,6 @@ type MoneyEvent = RefundEvent | DisputeEvent;
  * refund or reconciliation under an ID derived from the provider's refund or dispute id.
  */
 export async function reversalWorkflow(input: ReversalInput): Promise<ReversalResult> {
-  if (!patched(MONEY_V2)) {
-    // Started before money-v2 with the v1 input: one reversal per kind, as it was then.
-    const v1: LegacyReversalResult = await reversalWorkflowV1(input as unknown as ReversalInputV1);
-    return { outcome: v1.reversed ? 'posted' : 'no-money-moved', donationStatus: v1.status };
-  }
   let latest: MoneyEvent = input.event;
   let fresh = false;
   setHandler(reversalEventSignal, (event) => {
@@ -50,14 +38,14 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
     fresh = true;
   });
 
-  const started = new Date().getTime();
+  const started = Date.now();
   let interval = 2_000;
   for (;;) {
     const acting = latest;
     const known = await current(input, acting);
     if (known && isFinal(acting.kind, known.status)) {
       const posted = await postReversal(input.donationId, postingsFor(acting, known));
-      if (latest !== acting && patched(FOLLOW_LATER_STATE)) {
+      if (latest !== acting) {
         // A later state came while this one was posted (a dispute won right after it opened):
         // ending now would leave it unhandled in a closed run, so it is followed too.
         fresh = false;
@@ -77,13 +65,13 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
           // Credited since the post looked: post again now. Still open: wait for the credit.
           const donation = await donationStatus(input.donationId);
           if (donation.credited) continue;
-          if (!(OPEN_STATUSES as readonly string[]).includes(donation.status)) {
+          if (!isOpen(donation.status)) {
             return needsReview('reversal-of-uncredited-payment', donation.status);
           }
         }
       }
     }
-    if (new Date().getTime() - started > FOLLOW_HORIZON_MS) {
+    if (Date.now() - started > FOLLOW_HORIZON_MS) {
       return needsReview('reversal-unsettled', (await donationStatus(input.donationId)).status);
     }
     await condition(() => fresh, interval);

@@ -6,11 +6,6 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export type CampaignStatus = 'OPEN' | 'CLOSED';
 
-export { donationStatuses } from '../../workflows/contracts';
-export type { DonationStatus } from '../../workflows/contracts';
-
-export type { LedgerEntryType } from '../../workflows/contracts';
-
 export interface CampaignsTable {
   id: string;
   title: string;

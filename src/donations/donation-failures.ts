@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../errors/error-catalogue';
-import { FailureType } from '../../workflows/contracts';
+import { FailureType, refusalReason } from '../../workflows/contracts';
+import type { RefusalReason } from '../../workflows/contracts';
 
 /** Typed, non-retryable workflow failures → the 4xx the client gets (and the edge caches). */
 export const failureTypeCodes: Partial<Record<string, ErrorCode>> = {
@@ -9,14 +10,20 @@ export const failureTypeCodes: Partial<Record<string, ErrorCode>> = {
   [FailureType.Validation]: 'validation-failed',
 };
 
-/** A donation's recorded failure reason, for answering after its workflow has closed. */
-export const failureReasonCodes: Partial<Record<string, ErrorCode>> = {
+/** Each refusal the row may record → its problem, for answering after the workflow closed. */
+const refusalCodes: Record<RefusalReason, ErrorCode> = {
   'campaign-closed': 'campaign-closed',
   'currency-mismatch': 'currency-mismatch',
   'unsupported-by-provider': 'validation-failed',
   'payment-declined': 'payment-declined',
   'provider-refused': 'validation-failed',
 };
+
+/** The problem of a donation's recorded failure reason, if that reason is a refusal. */
+export function refusalCode(failureReason: string | null | undefined): ErrorCode | undefined {
+  const reason = refusalReason(failureReason);
+  return reason && refusalCodes[reason];
+}
 
 /** The message of a workflow failure's cause, for the problem's detail. */
 export function failureMessage(error: unknown): string | undefined {

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
-import type { DonationStatus, DonationsTable } from '../db/schema';
-import type { PaymentAction } from '../providers/payment-provider';
+import type { DonationsTable } from '../db/schema';
+import type { DonationStatus, PaymentAction } from '../../workflows/contracts';
 import { OPEN_STATUSES } from '../../workflows/contracts';
 import type { DonationInput, FinalFailureStatus } from '../../workflows/contracts';
 import type { Donation } from './donation';
@@ -15,7 +15,10 @@ export class DonationRepository {
   constructor(private readonly db: Db) {}
 
   /** Inserts the donation once; a re-run (retry, reset, second edge) is a no-op. */
-  async insert(input: DonationInput): Promise<boolean> {
+  /** The row holds what the donation is, not how its workflow treats the provider. */
+  async insert(
+    input: Omit<DonationInput, 'verifyWithProvider' | 'settleHorizonSeconds'>,
+  ): Promise<boolean> {
     const row = await this.db
       .insertInto('donations')
       .values({

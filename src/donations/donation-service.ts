@@ -20,7 +20,7 @@ import {
 import type { DonationInput, DonationRequest, RefundRequestInput } from '../../workflows/contracts';
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
-import { failureMessage, failureReasonCodes, failureTypeCodes } from './donation-failures';
+import { failureMessage, failureTypeCodes, refusalCode } from './donation-failures';
 import { DonationStarter } from './donation-starter';
 import type { StartOutcome } from './donation-starter';
 import { readStartedDonation } from './started-donation';
@@ -34,7 +34,7 @@ export interface DonationServiceDeps {
   taskQueue: string;
   provider: string;
   /** Whether that provider's notifications must be confirmed with its status API. */
-  verifyPaymentStatus: boolean;
+  verifyWithProvider: boolean;
   paymentTimeoutSeconds: number;
   settleHorizonSeconds: number;
   /** How long the edge waits on one Temporal call (a start, a refund) before answering 503. */
@@ -100,7 +100,7 @@ export class DonationService {
       workflowId: donationWorkflowId(donationId),
       provider: this.deps.provider,
       paymentTimeoutSeconds: this.deps.paymentTimeoutSeconds,
-      verifyPaymentStatus: this.deps.verifyPaymentStatus,
+      verifyWithProvider: this.deps.verifyWithProvider,
       settleHorizonSeconds: this.deps.settleHorizonSeconds,
       correlationId,
     };
@@ -125,7 +125,7 @@ export class DonationService {
     // earlier run, or Temporal away: Postgres knows whether the payment exists.
     const donation = await this.deps.donations.findById(donationId);
     if (donation?.paymentAction) return acceptedAnswer(donation, donation.status);
-    const refused = failureReasonCodes[donation?.failureReason ?? ''];
+    const refused = refusalCode(donation?.failureReason);
     if (refused) throw new AppError(refused);
     if (outcome?.kind === 'started') return pendingAnswer(input);
     throw new AppError('service-unavailable', {
@@ -185,7 +185,7 @@ export class DonationService {
       campaignId: donation.campaignId,
       provider: donation.provider,
       providerReference: donation.providerReference,
-      verifyWithProvider: provider.verifyBeforeCredit,
+      verifyWithProvider: provider.verifyWithProvider,
       amount: Math.min(amount ?? donation.amount, donation.amount),
       currency: donation.currency,
       reason,

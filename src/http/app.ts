@@ -130,7 +130,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       moneyWorkflows,
       taskQueue: deps.config.temporal.taskQueue,
       provider: deps.defaultProvider,
-      verifyPaymentStatus: deps.providers.get(deps.defaultProvider)?.verifyBeforeCredit ?? false,
+      verifyWithProvider: deps.providers.get(deps.defaultProvider)?.verifyWithProvider ?? false,
       paymentTimeoutSeconds: deps.config.paymentTimeoutSeconds,
       settleHorizonSeconds: deps.config.settleHorizonSeconds,
       temporalTimeoutMs: deps.config.temporal.requestTimeoutMs,

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/database';
-import type { Database, DonationStatus, LedgerEntryType } from '../db/schema';
-import { OPEN_STATUSES } from '../../workflows/contracts';
-import type { Posting } from '../../workflows/contracts';
+import type { Database } from '../db/schema';
+import { CLOSED_WITHOUT_MONEY, OPEN_STATUSES } from '../../workflows/contracts';
+import type { DonationStatus, LedgerEntryType, Posting } from '../../workflows/contracts';
 import { entrySign, statusFromNet, undoes } from './ledger-status';
 import type { LedgerNet } from './ledger-status';
 
@@ -37,9 +37,6 @@ export interface PostResult {
   campaignId: string;
 }
 
-/** Late payments are credited from these too: the money arrived after the donation closed. */
-const CLOSED_UNCREDITED: DonationStatus[] = ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'];
-
 /**
  * All SQL that moves money. Each entry is inserted once per (donation, type, provider ref) with
  * `ON CONFLICT DO NOTHING RETURNING`; the campaign total and the donation's status move only with
@@ -56,7 +53,7 @@ export class LedgerRepository {
     return this.db.transaction().execute(async (trx) => {
       const donation = await lockDonation(trx, donationId);
       const creditable: readonly DonationStatus[] = options.late
-        ? [...OPEN_STATUSES, ...CLOSED_UNCREDITED]
+        ? [...OPEN_STATUSES, ...CLOSED_WITHOUT_MONEY]
         : OPEN_STATUSES;
       const unchanged = async (): Promise<ConfirmResult> => ({
         status: donation.status,

@@ -1,5 +1,5 @@
 import type { DonationStatus } from '../../workflows/contracts';
-import type { LedgerEntryType } from '../db/schema';
+import type { LedgerEntryType } from '../../workflows/contracts';
 
 /** What a donation's ledger entries add up to. */
 export interface LedgerNet {

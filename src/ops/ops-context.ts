@@ -56,7 +56,7 @@ export function buildOpsContext(resources: OpsResources): OpsContext {
       moneyWorkflows,
       taskQueue,
       provider: config.payments.provider,
-      verifyPaymentStatus: providers.get(config.payments.provider)?.verifyBeforeCredit ?? false,
+      verifyWithProvider: providers.get(config.payments.provider)?.verifyWithProvider ?? false,
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
       settleHorizonSeconds: config.settleHorizonSeconds,
       temporalTimeoutMs: config.temporal.requestTimeoutMs,

@@ -6,13 +6,11 @@ import type {
   RefundRecord,
 } from '../../workflows/contracts';
 
-export type { PaymentAction, PaymentSnapshot } from '../../workflows/contracts';
-
 export interface CreatePaymentRequest {
   /** Derived from the donation and the operation, never from a workflow run: see docs. */
   idempotencyKey: string;
-  /** Our donation id; providers echo it back in notifications. */
-  reference: string;
+  /** Our donation id; providers echo it back in notifications ("reference" is always theirs). */
+  donationId: string;
   /** Minor units of `currency`; the adapter converts to what the provider takes. */
   amount: number;
   currency: string;
@@ -89,7 +87,7 @@ export interface PaymentProvider {
    * The provider's notifications cannot prove themselves (no signed body, or a signature that
    * leaves the status out): every state change is confirmed with its status API first.
    */
-  readonly verifyBeforeCredit: boolean;
+  readonly verifyWithProvider: boolean;
   /** Currencies and methods the provider takes; the edge refuses others with a 422. */
   supports(currency: string, method: string): boolean;
   /** Whether a payment made with this method can be refunded through the API. */

@@ -142,7 +142,7 @@ export class StuckDonations {
       provider: donation.provider,
       // The deadline has passed (that is how it was found): ask the provider now.
       paymentTimeoutSeconds: 0,
-      verifyPaymentStatus: this.deps.providers.get(donation.provider)?.verifyBeforeCredit ?? false,
+      verifyWithProvider: this.deps.providers.get(donation.provider)?.verifyWithProvider ?? false,
       settleHorizonSeconds: this.deps.settleHorizonSeconds,
       // The donation's own request id, so the new run's lines join the first run's.
       correlationId: donation.correlationId ?? `reconciliation:${runId}`,

@@ -2,7 +2,6 @@ import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporal
 import type { Logger, WorkerOptions } from '@temporalio/worker';
 import {
   createDonationActivities,
-  createLegacyActivities,
   createReconciliationActivities,
   createReversalActivities,
 } from '../../activities';
@@ -121,7 +120,6 @@ export async function createDonationWorker(
     activities: {
       ...createDonationActivities(deps),
       ...createReversalActivities(deps),
-      ...createLegacyActivities(deps),
       ...createReconciliationActivities(reconciliation),
     },
     interceptors: {

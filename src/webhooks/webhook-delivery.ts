@@ -5,7 +5,11 @@ import type { ProviderRegistry, WebhookEvent } from '../providers/payment-provid
 import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
 import type { MoneyWorkflows, StartedOnce } from '../temporal/money-workflows';
-import { donationWorkflowId, paymentEventSignal } from '../../workflows/contracts';
+import {
+  donationWorkflowId,
+  isClosedWithoutMoney,
+  paymentEventSignal,
+} from '../../workflows/contracts';
 import type {
   DisputeEvent,
   PaymentEvent,
@@ -43,9 +47,6 @@ export type DeliveryOutcome =
 
 /** Where a delivery came from, as the signal-lag histogram labels it. */
 export type DeliveryPath = 'request' | 'redelivery';
-
-/** Closed without money: a PAID for one of these is a late payment. */
-const UNCREDITED_ENDINGS: readonly string[] = ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'];
 
 /**
  * Hands a recorded inbox row to the workflow it is about. The one delivery path: the webhook
@@ -172,7 +173,7 @@ export class WebhookDelivery {
     if (!donation || event.status !== 'PAID') return undefined;
     const ref = this.paymentRef(donation, event);
     if (!ref) return 'mismatched';
-    if (!UNCREDITED_ENDINGS.includes(donation.status) || donation.confirmedAt) return undefined;
+    if (!isClosedWithoutMoney(donation.status) || donation.confirmedAt) return undefined;
     return this.deps.moneyWorkflows.startLatePayment({
       ...ref,
       event,
@@ -202,7 +203,7 @@ export class WebhookDelivery {
       campaignId: donation.campaignId,
       provider: donation.provider,
       providerReference: donation.providerReference,
-      verifyWithProvider: this.deps.providers.get(donation.provider)?.verifyBeforeCredit ?? true,
+      verifyWithProvider: this.deps.providers.get(donation.provider)?.verifyWithProvider ?? true,
     };
   }
 

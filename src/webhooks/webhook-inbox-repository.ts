@@ -3,6 +3,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Db } from '../db/database';
 import type { WebhookEvent } from '../providers/payment-provider';
+import { CLOSED_WITHOUT_MONEY } from '../../workflows/contracts';
 
 export interface InboxEntry {
   id: string;
@@ -185,7 +186,7 @@ export class WebhookInboxRepository {
         'd.correlation_id',
       ])
       .where(sql<boolean>`w.payload->>'kind' = 'payment' AND w.payload->>'status' = 'PAID'`)
-      .where('d.status', 'in', ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'])
+      .where('d.status', 'in', CLOSED_WITHOUT_MONEY)
       .where('d.confirmed_at', 'is', null)
       .where('w.received_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`);
     if (after) query = query.where('w.id', '>', after);

@@ -226,7 +226,7 @@ describe('donation lifecycle', () => {
 
 describe('providers whose notifications cannot prove themselves', () => {
   it('credits a paid notification only once the status API confirms it', async () => {
-    const stack = await startStack({ autoPayMs: -1, verifyBeforeCredit: true });
+    const stack = await startStack({ autoPayMs: -1, verifyWithProvider: true });
     try {
       const campaignId = await createCampaign(stack.db);
       const response = await postDonation(

@@ -51,7 +51,7 @@ describe.each(
     const stack = await startStack({
       autoPayMs: -1,
       paymentTimeoutSeconds: PAYMENT_TIMEOUT_SECONDS,
-      verifyBeforeCredit: profile === 'simulator-verify',
+      verifyWithProvider: profile === 'simulator-verify',
       env: { PAYMENT_SETTLE_HORIZON_SECONDS: String(SETTLE_HORIZON_SECONDS) },
     });
     recorder = new WebhookRecorder(`${stack.apiUrl}/v1/webhooks/simulator`, DEV_SIMULATOR_SECRET);

@@ -18,7 +18,7 @@ import type { Stack } from '../support/stack';
 /**
  * Issue 12, defect 6: for a provider whose notifications cannot prove themselves (Midtrans signs
  * order id, status code and amount but not `transaction_status`; Xendit sends a static token),
- * every notification is only a hint. The simulator stands in for one here (`verifyBeforeCredit`)
+ * every notification is only a hint. The simulator stands in for one here (`verifyWithProvider`)
  * and the test sends it bodies anyone holding one captured notification could make: a
  * settlement replayed as cancel or deny, refunds and disputes the provider never made.
  */
@@ -30,7 +30,7 @@ describe('a verify-before-credit provider', () => {
     stack = await startStack({
       autoPayMs: -1,
       paymentTimeoutSeconds: 60,
-      verifyBeforeCredit: true,
+      verifyWithProvider: true,
     });
   });
   beforeEach(async () => {

@@ -19,7 +19,7 @@ const payment = (method: string, amount = 50_000, currency = 'IDR') => {
   const reference = `don-${++n}-${Date.now()}`;
   return {
     idempotencyKey: `${reference}-create`,
-    reference,
+    donationId: reference,
     amount,
     currency,
     method,
@@ -226,7 +226,7 @@ describe('midtrans adapter against the fake Core API', () => {
       ...first,
       action: expect.objectContaining({ type: 'qr' }) as unknown,
     });
-    expect(fake.charges.get(request.reference)).toBe(1);
+    expect(fake.charges.get(request.donationId)).toBe(1);
     expect(first).toMatchObject({ status: 'PENDING', action: { type: 'qr' } });
     const va = await midtrans.createPayment(payment('bank_transfer'));
     expect(va.action).toEqual({ type: 'virtual_account', value: 'bca:490526303019299' });
@@ -363,7 +363,7 @@ describe('xendit adapter against the fake Invoice and Refund APIs', () => {
     const request = payment('ewallet');
     const first = await xendit.createPayment(request);
     expect(await xendit.createPayment(request)).toEqual(first);
-    expect(fake.charges.get(request.reference)).toBe(1);
+    expect(fake.charges.get(request.donationId)).toBe(1);
   });
 
   it('expires an unpaid invoice; a paid one is refused (accepted: false)', async () => {

@@ -3,7 +3,7 @@ import type { PaymentProvider, WebhookEvent } from '../../src/providers/payment-
 import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
 import { PaymentSimulator } from '../../src/providers/simulator/simulator-server';
 import { signStandardWebhook } from '../../src/providers/standard-webhooks';
-import type { DisputeEvent, RefundEvent } from '../../workflows/contracts/provider-events';
+import type { DisputeEvent, RefundEvent } from '../../workflows/contracts';
 import { webhookSink } from '../support/webhook-sink';
 
 const SECRET = 'whsec_c2ltdWxhdG9yLWxpZmVjeWNsZS10ZXN0';
@@ -41,7 +41,7 @@ describe('payment simulator lifecycles', () => {
     simulator.plan(reference, plan);
     const created = await provider.createPayment({
       idempotencyKey: `${reference}-create`,
-      reference,
+      donationId: reference,
       amount,
       currency: 'IDR',
       method: 'qris',
@@ -83,7 +83,7 @@ describe('payment simulator lifecycles', () => {
     expect(created).toMatchObject({ status: 'PENDING', action: { type: 'qr' } });
     const again = await provider.createPayment({
       idempotencyKey: `${reference}-create`,
-      reference,
+      donationId: reference,
       amount: 40_000,
       currency: 'IDR',
       method: 'qris',

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { donationWorkflowId } from '../../workflows/contracts';
+import { donationWorkflowId, isOpen } from '../../workflows/contracts';
 import type { Stack } from '../support/stack';
 
 const EventType = temporal.api.enums.v1.EventType;
-const OPEN_STATUSES = new Set(['PENDING', 'AWAITING_PAYMENT']);
 
 /**
  * Resets the donation's latest run to its first or last completed workflow task, as the ops
@@ -50,7 +49,7 @@ export async function waitForStatusChange(
       .select('status')
       .where('id', '=', donationId)
       .executeTakeFirst();
-    if (row && !OPEN_STATUSES.has(row.status)) return;
+    if (row && !isOpen(row.status)) return;
     if (Date.now() > deadline) throw new Error(`donation still ${row?.status ?? 'missing'}`);
     await sleep(200);
   }

@@ -32,13 +32,12 @@ async function save(handle: WorkflowHandle, name: string): Promise<void> {
 
 /**
  * `npm run histories:record`: runs every path of the workflows on the real stack and saves their
- * histories under test/histories, which the replay test replays against later code. Files of
- * earlier code stay: `donation-*.json` and `reversal-refund.json` were recorded before money-v2
- * and replay its legacy path; `money-v2-*.json` are today's. A change guarded by `patched()`
- * records a new set beside the old files (a new name prefix) and keeps both.
+ * histories under test/histories, which the replay test replays against later code. Until the
+ * first release a workflow change re-records them all (no `patched()`); after it, a change is
+ * guarded by `patched()` and records a new set beside the old files under a new name prefix.
  */
 describe('record workflow histories', () => {
-  it('records the money-v2 histories of every path', async () => {
+  it('records the histories of every path', async () => {
     const stack = await startStack({ autoPayMs: 100, paymentTimeoutSeconds: 2 });
     try {
       const campaignId = await createCampaign(stack.db);
@@ -47,7 +46,7 @@ describe('record workflow histories', () => {
         const id = deriveUuid(clientAScope(key));
         stack.simulator.plan(id, plan);
         await postDonation(stack.apiUrl, key, donationBody(campaignId));
-        await save(stack.temporal.workflow.getHandle(donationWorkflowId(id)), `money-v2-${name}`);
+        await save(stack.temporal.workflow.getHandle(donationWorkflowId(id)), `donation-${name}`);
         return id;
       };
       const confirmed = await donate('confirmed', {});
@@ -74,15 +73,12 @@ describe('record workflow histories', () => {
       });
       for await (const request of requests) {
         if (request.workflowId.startsWith(refundRequestWorkflowId(confirmed, ''))) {
-          await save(
-            stack.temporal.workflow.getHandle(request.workflowId),
-            'money-v2-refund-request',
-          );
+          await save(stack.temporal.workflow.getHandle(request.workflowId), 'refund-request');
         }
       }
       await save(
         stack.temporal.workflow.getHandle(reversalWorkflowId(confirmed, 'refund', refundId)),
-        'money-v2-reversal-refund',
+        'reversal-refund',
       );
 
       const disputed = await donate('for-dispute', {});
@@ -93,7 +89,7 @@ describe('record workflow histories', () => {
       await waitForStatus(stack, disputed, 'CONFIRMED');
       await save(
         stack.temporal.workflow.getHandle(reversalWorkflowId(disputed, 'dispute', dispute.id)),
-        'money-v2-reversal-dispute-won',
+        'reversal-dispute-won',
       );
 
       const late = await donate('expired-then-paid', { autoPayMs: -1 });
@@ -102,17 +98,12 @@ describe('record workflow histories', () => {
         const handle = stack.temporal.workflow.getHandle(latePaymentWorkflowId(late));
         return (await handle.describe().catch(() => undefined)) && handle;
       });
-      await save(
-        stack.temporal.workflow.getHandle(latePaymentWorkflowId(late)),
-        'money-v2-late-payment',
-      );
+      await save(stack.temporal.workflow.getHandle(latePaymentWorkflowId(late)), 'late-payment');
     } finally {
       await stack.stop();
     }
   }, 180_000);
 
-  // Recorded on its own (`npm run histories:record -- -t reconciliation`) so that adding it did
-  // not re-record, and so lose, the donation histories of earlier code.
   it('records a reconciliation run', async () => {
     const stack = await startStack({ autoPayMs: -1 });
     try {

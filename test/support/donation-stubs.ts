@@ -4,10 +4,11 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PaymentStart } from '../../activities/donation-activities';
 import { donationStartOptions } from '../../src/donations/donation-start';
 import {
-  OPEN_STATUSES,
   WorkflowType,
   donationWorkflowId,
   getStateQuery,
+  isClosedWithoutMoney,
+  isOpen,
   latePaymentWorkflowId,
   paymentActionUpdate,
 } from '../../workflows/contracts';
@@ -26,9 +27,6 @@ import type { Recorded } from './stub-worker';
 export const REFERENCE = 'pay_wf_1';
 export const AMOUNT = 10_000;
 export const ACTION = { type: 'qr', value: 'qr-payload' } as const;
-
-/** Late credits are allowed on these too, as in the ledger repository. */
-const CLOSED_UNCREDITED: DonationStatus[] = ['EXPIRED', 'CANCELED', 'FAILED', 'NEEDS_REVIEW'];
 
 /** The provider as the stubs see it: what a status read answers and whether cancel is accepted. */
 export interface FakePayment {
@@ -60,7 +58,7 @@ export function donationStubs(
 ): Recorded {
   const read = (reference: string) => snapshot(reference, payment.status, payment.amount);
   const row = { status: rowStatus, credited: false };
-  const open = () => (OPEN_STATUSES as readonly string[]).includes(row.status);
+  const open = () => isOpen(row.status);
   const pass = async (name: keyof typeof held) => {
     const hold = held[name];
     held[name] = undefined;
@@ -81,8 +79,7 @@ export function donationStubs(
       return answer;
     },
     confirmDonation: async (_donationId, late = false) => {
-      const inserted =
-        !row.credited && (open() || (late && CLOSED_UNCREDITED.includes(row.status)));
+      const inserted = !row.credited && (open() || (late && isClosedWithoutMoney(row.status)));
       if (inserted) Object.assign(row, { status: 'CONFIRMED', credited: true });
       await pass('confirmDonation');
       return { status: row.status, credited: row.credited, inserted, campaignId: 'campaign-wf' };
@@ -110,6 +107,8 @@ export function donationInput(overrides: Partial<DonationInput> = {}): DonationI
     workflowId: donationWorkflowId(donationId),
     provider: 'simulator',
     paymentTimeoutSeconds: 30,
+    verifyWithProvider: false,
+    settleHorizonSeconds: 86_400,
     correlationId: `req-${donationId}`,
     ...overrides,
   };

@@ -3,7 +3,7 @@ import type { Db } from '../../src/db/database';
 import { donationWorkflowId } from '../../workflows/contracts';
 import { DonationRepository } from '../../src/donations/donation-repository';
 import { LedgerRepository } from '../../src/ledger/ledger-repository';
-import type { DonationStatus } from '../../src/db/schema';
+import type { DonationStatus } from '../../workflows/contracts';
 import { CLIENT_SECRET, donationBody, eventually } from './stack';
 import type { Stack } from './stack';
 

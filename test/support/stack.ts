@@ -68,7 +68,7 @@ export interface StackOptions {
   /** Knobs for the whole simulator run. */
   simulator?: SimulatorKnobs;
   /** Treat the simulator like Midtrans or Xendit: confirm paid events with its status API. */
-  verifyBeforeCredit?: boolean;
+  verifyWithProvider?: boolean;
   /** The API's logger (a test collects its lines); none by default. */
   apiLogger?: FastifyServerOptions['logger'];
   /** More providers for the worker and the API (e.g. Stripe on a fake gateway). */
@@ -142,7 +142,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const providers = new Map<string, PaymentProvider>([
     [
       'simulator',
-      { ...simulatorProvider, verifyBeforeCredit: options.verifyBeforeCredit ?? false },
+      { ...simulatorProvider, verifyWithProvider: options.verifyWithProvider ?? false },
     ],
     ...(options.providers ?? []),
   ]);

@@ -99,7 +99,7 @@ describe('donation workflow with stub activities', () => {
   it('credits a notification that must be verified only once the status read says PAID', async () => {
     const payment: FakePayment = { status: 'PENDING', amount: AMOUNT, closable: true };
     const stubs = donationStubs(payment);
-    const input = donationInput({ verifyPaymentStatus: true });
+    const input = donationInput({ verifyWithProvider: true });
     await withWorker(env, stubs.activities, async (taskQueue) => {
       const { handle } = await begin(env.client, input, taskQueue);
       await handle.signal(paymentEventSignal, paymentEvent('PAID'));

@@ -14,6 +14,7 @@ import type {
   RefundRequestInput,
   RefundRequestWorkflow,
 } from '../../workflows/contracts';
+import { ledgerActivities, ledgerState, seedDonation } from '../support/ledger-activities';
 import { connectToDevServer, recorded, snapshot, withWorker } from '../support/stub-worker';
 
 const REFERENCE = 'pay_late_1';
@@ -73,86 +74,6 @@ describe('late payment and refund request workflows with stub activities', () =>
     await env.teardown();
   });
 
-  const runLate = (activities: object, input: LatePaymentInput) =>
-    withWorker(env, activities, (taskQueue) =>
-      env.client.workflow.execute<LatePaymentWorkflow>(WorkflowType.latePayment, {
-        workflowId: latePaymentWorkflowId(input.donationId),
-        taskQueue,
-        args: [input],
-      }),
-    );
-
-  it('credits nothing when the provider says the payment is not paid', async () => {
-    const stubs = lateStubs({ status: 'EXPIRED', amount: AMOUNT }, 'credit');
-    const input = lateInput();
-    await expect(runLate(stubs.activities, input)).resolves.toEqual({
-      outcome: 'not-paid',
-      donationStatus: 'EXPIRED',
-    });
-    expect(stubs.names()).toEqual(['fetchPayment', 'donationStatus']);
-  });
-
-  it('credits a late payment while the campaign still takes donations', async () => {
-    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'credit');
-    const input = lateInput();
-    await expect(runLate(stubs.activities, input)).resolves.toEqual({
-      outcome: 'credited',
-      donationStatus: 'CONFIRMED',
-    });
-    expect(stubs.names()).toEqual(['fetchPayment', 'decideLatePayment', 'confirmDonation']);
-    expect(stubs.argsOf('decideLatePayment')).toEqual([['campaign-late']]);
-    expect(stubs.argsOf('confirmDonation')).toEqual([[input.donationId, true]]);
-  });
-
-  it('leaves a late payment of another amount to review', async () => {
-    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT - 1 }, 'credit');
-    await expect(runLate(stubs.activities, lateInput())).resolves.toEqual({
-      outcome: 'needs-review',
-      donationStatus: 'NEEDS_REVIEW',
-    });
-    expect(stubs.count('confirmDonation')).toBe(0);
-    expect(stubs.count('reviewLatePayment')).toBe(1);
-  });
-
-  it('credits, then refunds through a child request, a late payment to a closed campaign', async () => {
-    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'refund');
-    const input = lateInput();
-    await expect(runLate(stubs.activities, input)).resolves.toEqual({
-      outcome: 'refunded',
-      donationStatus: 'EXPIRED',
-    });
-    expect(stubs.names()).toEqual([
-      'fetchPayment',
-      'decideLatePayment',
-      'confirmDonation',
-      'requestRefund',
-      'followReversal',
-      'donationStatus',
-    ]);
-    expect(stubs.argsOf('requestRefund')).toEqual([
-      [
-        {
-          donationId: input.donationId,
-          campaignId: 'campaign-late',
-          provider: 'simulator',
-          providerReference: REFERENCE,
-          verifyWithProvider: false,
-          amount: AMOUNT,
-          currency: 'IDR',
-          reason: 'late payment to a closed campaign',
-          requestKey: 'late-payment',
-        },
-      ],
-    ]);
-    const child = env.client.workflow.getHandle(
-      refundRequestWorkflowId(input.donationId, 'late-payment'),
-    );
-    const description = await child.describe();
-    expect(description.type).toBe(WorkflowType.refundRequest);
-    expect(description.status.name).toBe('COMPLETED');
-    expect(description.parentExecution?.workflowId).toBe(latePaymentWorkflowId(input.donationId));
-  });
-
   it('asks the provider for a refund once, then hands the refund to its reversal', async () => {
     const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'credit');
     const donationId = randomUUID();
@@ -193,5 +114,107 @@ describe('late payment and refund request workflows with stub activities', () =>
       currency: 'IDR',
       providerReference: REFERENCE,
     });
+  });
+});
+
+/** The claims about the ledger, on the real activities and Postgres: only the provider is scripted. */
+describe('late payment workflow on the real ledger', () => {
+  let env: TestWorkflowEnvironment;
+  let real: Awaited<ReturnType<typeof ledgerActivities>>;
+  let providerSays: { status: PaymentStatus; amount: number } = { status: 'PAID', amount: AMOUNT };
+
+  beforeAll(async () => {
+    env = await connectToDevServer();
+    real = await ledgerActivities(() =>
+      snapshot(REFERENCE, providerSays.status, providerSays.amount),
+    );
+  });
+  afterAll(async () => {
+    await real.close();
+    await env.teardown();
+  });
+
+  const runLate = (seeded: { donationId: string; campaignId: string }) =>
+    withWorker(env, real.activities, (taskQueue) =>
+      env.client.workflow.execute<LatePaymentWorkflow>(WorkflowType.latePayment, {
+        workflowId: latePaymentWorkflowId(seeded.donationId),
+        taskQueue,
+        args: [{ ...lateInput(), ...seeded }],
+      }),
+    );
+
+  it('credits nothing when the provider says the payment is not paid', async () => {
+    providerSays = { status: 'EXPIRED', amount: AMOUNT };
+    const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED');
+    await expect(runLate(seeded)).resolves.toEqual({
+      outcome: 'not-paid',
+      donationStatus: 'EXPIRED',
+    });
+    expect(await ledgerState(real.db, seeded.donationId, seeded.campaignId)).toEqual({
+      entries: [],
+      total: 0,
+      status: 'EXPIRED',
+    });
+  });
+
+  it('credits a late payment while the campaign still takes donations', async () => {
+    providerSays = { status: 'PAID', amount: AMOUNT };
+    const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED');
+    await expect(runLate(seeded)).resolves.toEqual({
+      outcome: 'credited',
+      donationStatus: 'CONFIRMED',
+    });
+    const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
+    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([['DONATION', AMOUNT]]);
+    expect(after.total).toBe(AMOUNT);
+    expect(after.status).toBe('CONFIRMED');
+  });
+
+  it('leaves a late payment of another amount to review, crediting nothing', async () => {
+    providerSays = { status: 'PAID', amount: AMOUNT - 1 };
+    const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED');
+    await expect(runLate(seeded)).resolves.toEqual({
+      outcome: 'needs-review',
+      donationStatus: 'NEEDS_REVIEW',
+    });
+    expect(await ledgerState(real.db, seeded.donationId, seeded.campaignId)).toEqual({
+      entries: [],
+      total: 0,
+      status: 'NEEDS_REVIEW',
+    });
+  });
+
+  it('credits, then refunds through a child request, a late payment to a closed campaign', async () => {
+    providerSays = { status: 'PAID', amount: AMOUNT };
+    const closed = { endsAt: new Date(Date.now() - 3_600_000) };
+    const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED', closed);
+    const before = real.refunds.length;
+    await expect(runLate(seeded)).resolves.toEqual({
+      outcome: 'refunded',
+      // Credited; the refund is pending at the provider and its reversal workflow posts it.
+      donationStatus: 'CONFIRMED',
+    });
+    const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
+    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([['DONATION', AMOUNT]]);
+    expect(real.refunds.slice(before)).toEqual([
+      {
+        idempotencyKey: `${seeded.donationId}-refund-late-payment`,
+        providerReference: REFERENCE,
+        amount: AMOUNT,
+        currency: 'IDR',
+        reason: 'late payment to a closed campaign',
+      },
+    ]);
+    const handedOff = real.argsOf('followReversal').find(([ref]) => {
+      return (ref as { donationId: string }).donationId === seeded.donationId;
+    });
+    expect(handedOff?.[1]).toMatchObject({ kind: 'refund', status: 'PENDING', amount: AMOUNT });
+    const child = env.client.workflow.getHandle(
+      refundRequestWorkflowId(seeded.donationId, 'late-payment'),
+    );
+    const description = await child.describe();
+    expect(description.type).toBe(WorkflowType.refundRequest);
+    expect(description.status.name).toBe('COMPLETED');
+    expect(description.parentExecution?.workflowId).toBe(latePaymentWorkflowId(seeded.donationId));
   });
 });

@@ -12,6 +12,7 @@ import type {
   ReversalInput,
   ReversalWorkflow,
 } from '../../workflows/contracts';
+import { ledgerActivities, ledgerState, seedDonation } from '../support/ledger-activities';
 import { connectToDevServer, recorded, snapshot, until, withWorker } from '../support/stub-worker';
 
 const REFERENCE = 'pay_rev_1';
@@ -105,19 +106,6 @@ describe('reversal workflow with stub activities', () => {
       args: [input],
     });
 
-  it('posts the REFUND of a succeeded refund', async () => {
-    const stubs = reversalStubs({});
-    const { input, workflowId } = reversalInput(refund('SUCCEEDED', 're_ok', 4_000));
-    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
-      (await start(taskQueue, input, workflowId)).result(),
-    );
-    expect(result).toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
-    expect(stubs.names()).toEqual(['postReversal']);
-    expect(stubs.argsOf('postReversal')).toEqual([
-      [input.donationId, [{ entryType: 'REFUND', externalRef: 're_ok', amount: 4_000 }]],
-    ]);
-  });
-
   it('polls the provider for a pending refund until it succeeds', async () => {
     const stubs = reversalStubs({
       reads: [
@@ -199,24 +187,6 @@ describe('reversal workflow with stub activities', () => {
     ]);
   });
 
-  it('posts CHARGEBACK then CHARGEBACK_REVERSAL for a dispute won', async () => {
-    const stubs = reversalStubs({ posts: [{ status: 'CONFIRMED', inserted: 2 }] });
-    const { input, workflowId } = reversalInput(dispute('WON', 'dp_won'));
-    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
-      (await start(taskQueue, input, workflowId)).result(),
-    );
-    expect(result).toEqual({ outcome: 'posted', donationStatus: 'CONFIRMED' });
-    expect(stubs.argsOf('postReversal')).toEqual([
-      [
-        input.donationId,
-        [
-          { entryType: 'CHARGEBACK', externalRef: 'dp_won', amount: AMOUNT },
-          { entryType: 'CHARGEBACK_REVERSAL', externalRef: 'dp_won', amount: AMOUNT },
-        ],
-      ],
-    ]);
-  });
-
   it('waits while the donation is open and not credited, then posts', async () => {
     const stubs = reversalStubs({
       posts: [{ refused: 'not-credited', inserted: 0, status: 'AWAITING_PAYMENT' }, {}],
@@ -245,29 +215,82 @@ describe('reversal workflow with stub activities', () => {
     expect(result).toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
     expect(stubs.names()).toEqual(['postReversal', 'donationStatus', 'postReversal']);
   });
+});
 
-  it('leaves a reversal of a donation closed without credit to review', async () => {
-    const stubs = reversalStubs({
-      posts: [{ refused: 'not-credited', inserted: 0, status: 'EXPIRED' }],
-      donationStatus: 'EXPIRED',
-    });
-    const { input, workflowId } = reversalInput(refund('SUCCEEDED'));
-    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
-      (await start(taskQueue, input, workflowId)).result(),
-    );
-    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'EXPIRED' });
-    expect(stubs.names()).toEqual(['postReversal', 'donationStatus']);
+/** The claims about the ledger, on the real activities and Postgres: only the provider is scripted. */
+describe('reversal workflow on the real ledger', () => {
+  let env: TestWorkflowEnvironment;
+  let real: Awaited<ReturnType<typeof ledgerActivities>>;
+
+  beforeAll(async () => {
+    env = await connectToDevServer();
+    real = await ledgerActivities(() => snapshot(REFERENCE, 'PAID', AMOUNT));
+  });
+  afterAll(async () => {
+    await real.close();
+    await env.teardown();
   });
 
-  it('leaves a reversal larger than the net to review', async () => {
-    const stubs = reversalStubs({
-      posts: [{ refused: 'out-of-range', inserted: 0, status: 'PARTIALLY_REFUNDED' }],
-    });
-    const { input, workflowId } = reversalInput(refund('SUCCEEDED', 're_big', AMOUNT * 2));
-    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
-      (await start(taskQueue, input, workflowId)).result(),
+  const reverse = async (
+    seeded: { donationId: string; campaignId: string },
+    event: RefundEvent | DisputeEvent,
+  ) => {
+    const input: ReversalInput = { ...reversalInput(event).input, ...seeded };
+    const id = event.kind === 'refund' ? event.refundId : event.disputeId;
+    return withWorker(env, real.activities, (taskQueue) =>
+      env.client.workflow.execute<ReversalWorkflow>(WorkflowType.reversal, {
+        workflowId: reversalWorkflowId(seeded.donationId, event.kind, id),
+        taskQueue,
+        args: [input],
+      }),
     );
-    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'PARTIALLY_REFUNDED' });
-    expect(stubs.names()).toEqual(['postReversal']);
+  };
+
+  it('posts the REFUND of a succeeded refund and lowers the total by it', async () => {
+    const seeded = await seedDonation(real.db, AMOUNT, 'CONFIRMED');
+    const result = await reverse(seeded, refund('SUCCEEDED', 're_ok', 4_000));
+    expect(result).toEqual({ outcome: 'posted', donationStatus: 'PARTIALLY_REFUNDED' });
+    const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
+    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([
+      ['DONATION', AMOUNT],
+      ['REFUND', -4_000],
+    ]);
+    expect(after.entries[1]?.external_ref).toBe('re_ok');
+    expect(after.total).toBe(AMOUNT - 4_000);
+    expect(after.status).toBe('PARTIALLY_REFUNDED');
+  });
+
+  it('posts CHARGEBACK then CHARGEBACK_REVERSAL for a dispute won: the total ends where it was', async () => {
+    const seeded = await seedDonation(real.db, AMOUNT, 'CONFIRMED');
+    const result = await reverse(seeded, dispute('WON', 'dp_won'));
+    expect(result).toEqual({ outcome: 'posted', donationStatus: 'CONFIRMED' });
+    const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
+    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([
+      ['DONATION', AMOUNT],
+      ['CHARGEBACK', -AMOUNT],
+      ['CHARGEBACK_REVERSAL', AMOUNT],
+    ]);
+    expect(after.total).toBe(AMOUNT);
+  });
+
+  it('leaves a reversal larger than the net to review and the ledger as it was', async () => {
+    const seeded = await seedDonation(real.db, AMOUNT, 'CONFIRMED');
+    const result = await reverse(seeded, refund('SUCCEEDED', 're_big', AMOUNT * 2));
+    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'CONFIRMED' });
+    const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
+    expect(after.entries.map((e) => e.entry_type)).toEqual(['DONATION']);
+    expect(after.total).toBe(AMOUNT);
+    expect(after.status).toBe('CONFIRMED');
+  });
+
+  it('leaves a reversal of a donation closed without credit to review, posting nothing', async () => {
+    const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED');
+    const result = await reverse(seeded, refund('SUCCEEDED', 're_none'));
+    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'EXPIRED' });
+    expect(await ledgerState(real.db, seeded.donationId, seeded.campaignId)).toEqual({
+      entries: [],
+      total: 0,
+      status: 'EXPIRED',
+    });
   });
 });

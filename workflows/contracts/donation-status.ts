@@ -15,9 +15,36 @@ export type DonationStatus = (typeof donationStatuses)[number];
 
 /** Statuses from which a payment can still be credited or given up by its workflow. */
 export const OPEN_STATUSES = ['PENDING', 'AWAITING_PAYMENT'] as const satisfies DonationStatus[];
+export type OpenStatus = (typeof OPEN_STATUSES)[number];
+
+/** Endings without money: a success that arrives for one of these is a late payment. */
+export const CLOSED_WITHOUT_MONEY = [
+  'FAILED',
+  'EXPIRED',
+  'CANCELED',
+  'NEEDS_REVIEW',
+] as const satisfies DonationStatus[];
 
 /** Endings without money that the donation workflow writes. */
-export type FinalFailureStatus = Extract<
-  DonationStatus,
-  'FAILED' | 'EXPIRED' | 'CANCELED' | 'NEEDS_REVIEW'
->;
+export type FinalFailureStatus = (typeof CLOSED_WITHOUT_MONEY)[number];
+
+/** Statuses of a donation whose money reached the ledger (reversals included). */
+export const CREDITED_STATUSES = [
+  'CONFIRMED',
+  'REFUNDED',
+  'PARTIALLY_REFUNDED',
+  'CHARGED_BACK',
+] as const satisfies DonationStatus[];
+export type CreditedStatus = (typeof CREDITED_STATUSES)[number];
+
+export function isOpen(status: string): status is OpenStatus {
+  return (OPEN_STATUSES as readonly string[]).includes(status);
+}
+
+export function isClosedWithoutMoney(status: string): status is FinalFailureStatus {
+  return (CLOSED_WITHOUT_MONEY as readonly string[]).includes(status);
+}
+
+export function isCredited(status: string): status is CreditedStatus {
+  return (CREDITED_STATUSES as readonly string[]).includes(status);
+}

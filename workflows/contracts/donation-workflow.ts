@@ -25,12 +25,12 @@ export interface DonationInput extends DonationRequest {
    * The provider's notifications cannot prove themselves (Midtrans, Xendit): every state change
    * is confirmed with the provider's status API before anything is done about it.
    */
-  verifyPaymentStatus?: boolean;
+  verifyWithProvider: boolean;
   /**
    * How long past the deadline a payment the provider would not close is still checked before
-   * the donation goes to NEEDS_REVIEW. Absent in histories recorded before it existed.
+   * the donation goes to NEEDS_REVIEW.
    */
-  settleHorizonSeconds?: number;
+  settleHorizonSeconds: number;
   correlationId: string;
 }
 

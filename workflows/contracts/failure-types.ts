@@ -7,7 +7,6 @@ export const FailureType = {
   Validation: 'ValidationError',
   CampaignClosed: 'CampaignClosed',
   PaymentDeclined: 'PaymentDeclined',
-  AmountMismatch: 'AmountMismatch',
   UnsupportedCurrency: 'UnsupportedCurrency',
   /** The donation was decided before this run (an operator's reset, a hand-back). */
   AlreadyDecided: 'AlreadyDecided',
@@ -18,3 +17,32 @@ export const FailureType = {
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
 export const nonRetryableErrorTypes: string[] = Object.values(FailureType);
+
+/**
+ * Why a donation was refused before the donor could pay, as the row records it, with the typed
+ * failure each one is. The edge maps each reason to its problem (src/donations/donation-failures.ts).
+ */
+export const refusalFailureTypes = {
+  'campaign-closed': FailureType.CampaignClosed,
+  'currency-mismatch': FailureType.Validation,
+  'unsupported-by-provider': FailureType.Validation,
+  'payment-declined': FailureType.PaymentDeclined,
+  'provider-refused': FailureType.Validation,
+} as const satisfies Record<string, FailureType>;
+
+export type RefusalReason = keyof typeof refusalFailureTypes;
+
+/** The refusal a recorded failure reason names, if it is one. */
+export function refusalReason(reason: string | null | undefined): RefusalReason | undefined {
+  return reason != null && Object.hasOwn(refusalFailureTypes, reason)
+    ? (reason as RefusalReason)
+    : undefined;
+}
+
+/** Why the donation workflow ended a payment without money, as the row records it. */
+export type EndingReason =
+  | 'payment-declined'
+  | 'canceled-at-provider'
+  | 'no-payment-before-deadline'
+  | 'payment-unsettled-after-horizon'
+  | `paid ${number} ${string}, expected ${number} ${string}`;

@@ -8,7 +8,6 @@ export * from './donation-workflow';
 export * from './failure-types';
 export * from './headers';
 export * from './ledger';
-export * from './legacy-v1';
 export * from './provider-events';
 export * from './reconciliation';
 export * from './reversal-workflows';

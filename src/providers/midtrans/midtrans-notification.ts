@@ -46,7 +46,7 @@ function verify(body: MidtransNotification, serverKeys: readonly string[]): void
 /**
  * A Midtrans HTTP notification, verified and normalized. The signature leaves
  * `transaction_status` out, so every event is a hint the workflow confirms with the status API
- * (`verifyBeforeCredit`). Refund notifications come twice, before and after the bank confirmed
+ * (`verifyWithProvider`). Refund notifications come twice, before and after the bank confirmed
  * (`bank_confirmed_at`), so the key tells them apart.
  */
 export function parseMidtransNotification(

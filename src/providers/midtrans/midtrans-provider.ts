@@ -4,13 +4,11 @@ import type {
   CancelResult,
   CreatePaymentRequest,
   CreatedPayment,
-  PaymentAction,
   PaymentProvider,
-  PaymentSnapshot,
   RefundRequest,
   WebhookEvent,
 } from '../payment-provider';
-import type { RefundRecord } from '../../../workflows/contracts/provider-events';
+import type { PaymentAction, PaymentSnapshot, RefundRecord } from '../../../workflows/contracts';
 import { parseMidtransNotification } from './midtrans-notification';
 import { midtransSnapshot, refundRecord } from './midtrans-protocol';
 import type { MidtransTransaction } from './midtrans-protocol';
@@ -53,7 +51,7 @@ class Duplicate extends Error {}
  * Midtrans Core API. The order id is our donation id, which Midtrans keeps unique: charging it
  * again answers 406 and the existing transaction is read instead. Notifications carry no
  * timestamp and their signature leaves the status out, so every event is confirmed with the
- * status API first (`verifyBeforeCredit`).
+ * status API first (`verifyWithProvider`).
  */
 export function createMidtransProvider(options: MidtransOptions): PaymentProvider {
   const [apiKey] = options.serverKeys;
@@ -103,7 +101,7 @@ export function createMidtransProvider(options: MidtransOptions): PaymentProvide
 
   return {
     name: 'midtrans',
-    verifyBeforeCredit: true,
+    verifyWithProvider: true,
 
     // Midtrans processes Rupiah only (Bank Indonesia regulation), without decimals.
     supports: (currency, method) => currency === 'IDR' && Object.hasOwn(METHODS, method),
@@ -120,11 +118,11 @@ export function createMidtransProvider(options: MidtransOptions): PaymentProvide
       try {
         transaction = await call('/v2/charge', 'POST', {
           ...method.charge,
-          transaction_details: { order_id: request.reference, gross_amount: request.amount },
+          transaction_details: { order_id: request.donationId, gross_amount: request.amount },
         });
       } catch (error) {
         if (!(error instanceof Duplicate)) throw error;
-        transaction = await status(request.reference);
+        transaction = await status(request.donationId);
       }
       return {
         providerReference: transaction.transaction_id ?? transaction.order_id,

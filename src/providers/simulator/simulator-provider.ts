@@ -7,12 +7,11 @@ import type {
   CreatePaymentRequest,
   CreatedPayment,
   PaymentProvider,
-  PaymentSnapshot,
   RefundRequest,
   WebhookEvent,
   WebhookHeaders,
 } from '../payment-provider';
-import type { RefundRecord } from '../../../workflows/contracts/provider-events';
+import type { PaymentSnapshot, RefundRecord } from '../../../workflows/contracts';
 import { disputeStatusMap, paymentStatusMap, refundStatusMap } from './simulator-protocol';
 import type { SimulatorError, SimulatorPayment, SimulatorRefund } from './simulator-protocol';
 
@@ -43,7 +42,7 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
     );
   return {
     name: 'simulator',
-    verifyBeforeCredit: false,
+    verifyWithProvider: false,
 
     supports: (currency, method) => isSupportedCurrency(currency) && METHODS.has(method),
     refundable: (method) => METHODS.has(method),
@@ -53,7 +52,7 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
         method: 'POST',
         headers: { 'idempotency-key': request.idempotencyKey },
         body: {
-          reference: request.reference,
+          reference: request.donationId,
           amount: request.amount,
           currency: request.currency,
           method: request.method,

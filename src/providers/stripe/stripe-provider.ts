@@ -7,12 +7,11 @@ import type {
   CreatePaymentRequest,
   CreatedPayment,
   PaymentProvider,
-  PaymentSnapshot,
   RefundRequest,
   WebhookEvent,
   WebhookHeaders,
 } from '../payment-provider';
-import type { DisputeRecord, RefundRecord } from '../../../workflows/contracts/provider-events';
+import type { DisputeRecord, PaymentSnapshot, RefundRecord } from '../../../workflows/contracts';
 import { fromStripeAmount, toStripeAmount } from './stripe-amounts';
 import { stripeCall } from './stripe-errors';
 import { disputeStatus, intentStatus, normalizeStripeEvent, refundStatus } from './stripe-mapping';
@@ -99,7 +98,7 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider {
 
   return {
     name: 'stripe',
-    verifyBeforeCredit: false,
+    verifyWithProvider: false,
 
     supports: (currency, method) => isSupportedCurrency(currency) && METHODS.has(method),
     refundable: (method) => METHODS.has(method),
@@ -112,7 +111,7 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider {
             amount: toStripeAmount(request.amount, request.currency),
             currency: request.currency.toLowerCase(),
             description: request.description,
-            metadata: { donation_id: request.reference },
+            metadata: { donation_id: request.donationId },
             allowed_payment_method_types: [request.method],
           },
           { idempotencyKey: request.idempotencyKey },

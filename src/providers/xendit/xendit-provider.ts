@@ -5,12 +5,11 @@ import type {
   CreatePaymentRequest,
   CreatedPayment,
   PaymentProvider,
-  PaymentSnapshot,
   RefundRequest,
   WebhookEvent,
   WebhookHeaders,
 } from '../payment-provider';
-import type { RefundRecord } from '../../../workflows/contracts/provider-events';
+import type { PaymentSnapshot, RefundRecord } from '../../../workflows/contracts';
 import { parseXenditCallback } from './xendit-callbacks';
 import {
   XENDIT_CURRENCIES,
@@ -51,7 +50,7 @@ const errorCode = (error: unknown) =>
  * Xendit invoices. Invoice creation has no documented idempotency, so an invoice is looked up
  * by our donation id (`external_id`) before one is created. Refunds answer PENDING and settle
  * by webhook. Callbacks carry a static token, not a signature, so the workflow confirms each
- * one with the API first (`verifyBeforeCredit`).
+ * one with the API first (`verifyWithProvider`).
  */
 export function createXenditProvider(options: XenditOptions): PaymentProvider {
   const auth = `Basic ${Buffer.from(`${options.secretKey}:`).toString('base64')}`;
@@ -107,7 +106,7 @@ export function createXenditProvider(options: XenditOptions): PaymentProvider {
 
   return {
     name: 'xendit',
-    verifyBeforeCredit: true,
+    verifyWithProvider: true,
 
     supports: (currency, method) =>
       XENDIT_CURRENCIES.has(currency) && Object.hasOwn(METHODS, method),
@@ -119,13 +118,13 @@ export function createXenditProvider(options: XenditOptions): PaymentProvider {
         throw new ProviderRejected(422, { message: 'currency or method Xendit does not take' });
       }
       // No idempotency on invoice creation: an invoice for this donation is reused.
-      const query = new URLSearchParams({ external_id: request.reference });
+      const query = new URLSearchParams({ external_id: request.donationId });
       const existing = await call<XenditInvoice[]>(`/v2/invoices?${query.toString()}`, 'GET');
       const created =
         existing.find((i) => i.status !== 'EXPIRED') ??
         existing[0] ??
         (await call<XenditInvoice>('/v2/invoices', 'POST', {
-          external_id: request.reference,
+          external_id: request.donationId,
           amount: toXenditAmount(request.amount, request.currency),
           currency: request.currency,
           description: request.description,
