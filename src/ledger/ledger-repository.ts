@@ -22,7 +22,10 @@ export interface ConfirmResult {
 export type PostRefusal =
   /** Nothing was credited yet: there is no money to reverse (the caller may wait). */
   | 'not-credited'
-  /** A give-back would take the net above the donation: it matches no money. */
+  /**
+   * The entry is larger than the donation, or a give-back would take the net above it: no
+   * provider moves such money for this payment.
+   */
   | 'out-of-range'
   /** A give-back whose reversal was never posted. */
   | 'nothing-to-undo';
@@ -115,8 +118,10 @@ export class LedgerRepository {
         const next = ledger.net + signed;
         if (await hasEntry(trx, donationId, posting.entryType, posting.externalRef)) continue;
         // Below zero is recorded: the ledger keeps what the provider moved (a dispute of the
-        // whole charge after a partial refund). Above the donation matches no money.
-        if (next > donation.amount) return result(inserted, 'out-of-range');
+        // whole charge after a partial refund). More than the charge matches no money.
+        if (posting.amount > donation.amount || next > donation.amount) {
+          return result(inserted, 'out-of-range');
+        }
         const entry = await insertEntry(
           trx,
           donation,

@@ -27,7 +27,7 @@ afterEach(async () => {
 const charge = (method: string, amount = 26_000) =>
   adapter.createPayment({
     idempotencyKey: `k-${++order}`,
-    reference: `don-${order}-${Date.now()}`,
+    donationId: `don-${order}-${Date.now()}`,
     amount,
     currency: 'IDR',
     method,

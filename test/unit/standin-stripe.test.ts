@@ -167,7 +167,7 @@ describe('Stripe stand-in against stripe-node and the documented contract', () =
   test("galang's adapter: create, status, refund, dispute, in IDR hundredths", async () => {
     const created = await adapter.createPayment({
       idempotencyKey: 'don-1-create',
-      reference: 'don-1',
+      donationId: 'don-1',
       amount: 40_000,
       currency: 'IDR',
       method: 'card',

@@ -38,7 +38,7 @@ const auth = { authorization: `Basic ${Buffer.from(`${secretKey}:`).toString('ba
 const create = (reference: string, currency = 'IDR', amount = 50_000) =>
   adapter.createPayment({
     idempotencyKey: `${reference}-create`,
-    reference,
+    donationId: reference,
     amount,
     currency,
     method: 'card',
