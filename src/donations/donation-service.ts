@@ -7,7 +7,8 @@ import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
 import type { ProviderRegistry } from '../providers/payment-provider';
-import type { MoneyWorkflows } from '../temporal/money-workflows';
+import { verifiesWithProvider } from '../providers/provider-verification';
+import type { FollowUpWorkflows } from './follow-up-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
 import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-views';
@@ -21,16 +22,16 @@ import type { DonationInput, DonationRequest, RefundRequestInput } from '../../w
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
 import { failureMessage, failureReasonCodes, failureTypeCodes } from './donation-failures';
-import { DonationStarter } from './donation-starter';
-import type { StartOutcome } from './donation-starter';
-import { readStartedDonation } from './started-donation';
+import { EarlyReturnStart } from './early-return-start';
+import type { StartOutcome } from './early-return-start';
+import { readDonationFromHistory } from './donation-from-history';
 
 export interface DonationServiceDeps {
   temporal: Client;
   campaigns: CampaignRepository;
   donations: DonationRepository;
   providers: ProviderRegistry;
-  moneyWorkflows: MoneyWorkflows;
+  followUps: FollowUpWorkflows;
   taskQueue: string;
   provider: string;
   /** Whether that provider's notifications must be confirmed with its status API. */
@@ -40,7 +41,7 @@ export interface DonationServiceDeps {
   /** How long the edge waits on one Temporal call (a start, a refund) before answering 503. */
   temporalTimeoutMs: number;
   earlyReturn: EarlyReturnConfig;
-  metrics?: DonationMetrics;
+  metrics?: DonationMetrics | undefined;
 }
 
 /** The longest `GET /v1/donations/:id?wait=` holds a request. */
@@ -58,10 +59,10 @@ const REFUNDABLE: readonly string[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
 
 /** Starts donations and reads them back; the edge's only way into the donation workflow. */
 export class DonationService {
-  private readonly starter: DonationStarter;
+  private readonly starter: EarlyReturnStart;
 
   constructor(private readonly deps: DonationServiceDeps) {
-    this.starter = new DonationStarter({ ...deps, metrics: deps.metrics });
+    this.starter = new EarlyReturnStart({ ...deps, metrics: deps.metrics });
   }
 
   /**
@@ -147,7 +148,7 @@ export class DonationService {
     requestKey: string,
   ): Promise<RefundAccepted> {
     const { refund, workflowId } = await this.planRefund(id, amount, reason, requestKey);
-    await this.withTemporal(() => this.deps.moneyWorkflows.startRefundRequest(refund));
+    await this.withTemporal(() => this.deps.followUps.startRefundRequest(refund));
     return {
       donationId: id,
       kind: 'REFUND',
@@ -185,7 +186,7 @@ export class DonationService {
       campaignId: donation.campaignId,
       provider: donation.provider,
       providerReference: donation.providerReference,
-      verifyWithProvider: provider.verifyBeforeCredit,
+      verifyWithProvider: verifiesWithProvider(this.deps.providers, donation.provider),
       amount: Math.min(amount ?? donation.amount, donation.amount),
       currency: donation.currency,
       reason,
@@ -250,7 +251,7 @@ export class DonationService {
       return { view: toView(donation), recorded: true };
     }
     if (started) return { view: started, recorded: false };
-    const found = await readStartedDonation(this.deps.temporal, donationWorkflowId(id));
+    const found = await readDonationFromHistory(this.deps.temporal, donationWorkflowId(id));
     if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
       throw new AppError('donation-not-found');
     }

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import type { Running } from './services';
+import type { Running } from './start-parts';
 
 /**
  * Runs the API as `count` processes on one port (node:cluster shares the listening socket),

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Running } from './services';
+import type { Running } from './start-parts';
 
 /** What a worker process sends its parent once it polls (src/entry/worker.ts). */
 export const WORKER_READY_MESSAGE = 'galang-worker-ready';

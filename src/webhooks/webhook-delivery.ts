@@ -2,9 +2,10 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { WebhookMetrics } from '../observability/metrics';
 import type { ProviderRegistry, WebhookEvent } from '../providers/payment-provider';
+import { verifiesWithProvider } from '../providers/provider-verification';
 import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
-import type { MoneyWorkflows, StartedOnce } from '../temporal/money-workflows';
+import type { FollowUpWorkflows, StartedOnce } from '../donations/follow-up-workflows';
 import { donationWorkflowId, paymentEventSignal } from '../../workflows/contracts';
 import type {
   DisputeEvent,
@@ -24,9 +25,9 @@ export interface WebhookDeliveryDeps {
   donations: DonationRepository;
   providers: ProviderRegistry;
   temporal: Client;
-  moneyWorkflows: MoneyWorkflows;
+  followUps: FollowUpWorkflows;
   /** The API counts outcomes; the worker and the ops CLI deliver without a registry. */
-  metrics?: Pick<WebhookMetrics, 'unknown' | 'mismatched' | 'deferred' | 'signalLag'>;
+  metrics?: Pick<WebhookMetrics, 'unknown' | 'mismatched' | 'deferred' | 'signalLag'> | undefined;
   /** How long one delivery may wait on Temporal before it is left for the next attempt. */
   signalTimeoutMs?: number;
 }
@@ -168,7 +169,7 @@ export class WebhookDelivery {
     const ref = this.paymentRef(donation, event);
     if (!ref) return 'mismatched';
     if (!UNCREDITED_ENDINGS.includes(donation.status) || donation.confirmedAt) return undefined;
-    return this.deps.moneyWorkflows.startLatePayment({
+    return this.deps.followUps.startLatePayment({
       ...ref,
       event,
       amount: donation.amount,
@@ -184,7 +185,7 @@ export class WebhookDelivery {
     const donation = await this.deps.donations.findById(donationId);
     const ref = donation && this.paymentRef(donation, event);
     if (!ref) return 'mismatched';
-    return `reversal:${await this.deps.moneyWorkflows.followReversal(ref, event)}`;
+    return `reversal:${await this.deps.followUps.followReversal(ref, event)}`;
   }
 
   /** The payment an event is about, only if it is the donation's own. */
@@ -197,7 +198,7 @@ export class WebhookDelivery {
       campaignId: donation.campaignId,
       provider: donation.provider,
       providerReference: donation.providerReference,
-      verifyWithProvider: this.deps.providers.get(donation.provider)?.verifyBeforeCredit ?? true,
+      verifyWithProvider: verifiesWithProvider(this.deps.providers, donation.provider),
     };
   }
 
