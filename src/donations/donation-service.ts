@@ -7,24 +7,21 @@ import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
 import type { ProviderRegistry } from '../providers/payment-provider';
-import { verifiesWithProvider } from '../providers/provider-verification';
 import type { FollowUpWorkflows } from './follow-up-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
 import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-views';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
-import {
-  donationWorkflowId,
-  getStateQuery,
-  refundRequestWorkflowId,
-} from '../../workflows/contracts';
-import type { DonationInput, DonationRequest, RefundRequestInput } from '../../workflows/contracts';
+import { donationWorkflowId, getStateQuery } from '../../workflows/contracts';
+import type { DonationInput, DonationRequest } from '../../workflows/contracts';
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
 import { failureMessage, failureReasonCodes, failureTypeCodes } from './donation-failures';
 import { EarlyReturnStart } from './early-return-start';
 import type { StartOutcome } from './early-return-start';
 import { readDonationFromHistory } from './donation-from-history';
+import { planRefund } from './refund-plan';
+import type { RefundPlan } from './refund-plan';
 
 export interface DonationServiceDeps {
   temporal: Client;
@@ -46,16 +43,6 @@ export interface DonationServiceDeps {
 
 /** The longest `GET /v1/donations/:id?wait=` holds a request. */
 export const MAX_WAIT_SECONDS = 30;
-
-export interface RefundPlan {
-  donation: Donation;
-  refund: RefundRequestInput;
-  /** The workflow of this refund request. */
-  workflowId: string;
-}
-
-/** A donation whose money can still be refunded, in part or in full. */
-const REFUNDABLE: readonly string[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
 
 /** Starts donations and reads them back; the edge's only way into the donation workflow. */
 export class DonationService {
@@ -170,29 +157,7 @@ export class DonationService {
     requestKey: string,
   ): Promise<RefundPlan> {
     const donation = await this.find(id, undefined);
-    if (!REFUNDABLE.includes(donation.status) || !donation.providerReference) {
-      throw new AppError('donation-not-refundable', {
-        detail: `The donation is ${donation.status}.`,
-      });
-    }
-    const provider = this.deps.providers.get(donation.provider);
-    if (!provider?.refundable(donation.paymentMethod)) {
-      throw new AppError('donation-not-refundable', {
-        detail: `${donation.provider} cannot refund ${donation.paymentMethod} payments by API.`,
-      });
-    }
-    const refund: RefundRequestInput = {
-      donationId: id,
-      campaignId: donation.campaignId,
-      provider: donation.provider,
-      providerReference: donation.providerReference,
-      verifyWithProvider: verifiesWithProvider(this.deps.providers, donation.provider),
-      amount: Math.min(amount ?? donation.amount, donation.amount),
-      currency: donation.currency,
-      reason,
-      requestKey,
-    };
-    return { donation, refund, workflowId: refundRequestWorkflowId(id, requestKey) };
+    return planRefund(donation, this.deps.providers, { amount, reason, requestKey });
   }
 
   /**
