@@ -1,12 +1,67 @@
 // @ts-check
 /**
- * The architecture, enforced in `npm run lint`: no import cycles (type imports included), workflow
- * code reaching only the contracts module, the SDK and each other, the contracts a leaf, and the
- * barrels of workflows and activities imported by the worker alone.
+ * The layers, top to bottom (docs/architecture.md): an import may only point down or sideways.
+ *   4 entry points        src/entry/
+ *   3 composition root    src/runtime/ (builds the object graph once; imported by entry points only)
+ *   2 features            src/<feature>/, activities/, workflows/ (implementations)
+ *   1 infrastructure      src/<shared>/ (db, http plumbing, temporal SDK glue, providers, ...)
+ *   0 shared vocabulary   workflows/contracts/
+ * Tests, benchmarks and scripts stand outside and may use any layer.
+ */
+const FEATURES =
+  '(donations|campaigns|webhooks|reconciliation|ledger|ops|demo-page|health|idempotency|auth)';
+const INFRASTRUCTURE =
+  '(db|http|temporal|providers|config|errors|observability|security|money|resilience)';
+const ENTRY = '^src/entry/';
+const ROOT = '^src/runtime/';
+const FEATURE = [`^src/${FEATURES}/`, '^activities/', '^workflows/(?!contracts/)'];
+const INFRA = `^src/${INFRASTRUCTURE}/`;
+
+/**
+ * The architecture, enforced in `npm run lint`: the layers above, no import cycles (type imports
+ * included), workflow code reaching only the contracts module, the SDK and each other, the
+ * contracts a leaf, and the barrels of workflows and activities imported by the worker alone.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
   forbidden: [
+    {
+      name: 'entry-points-are-the-top',
+      severity: 'error',
+      comment: 'Nothing in the layers imports an entry point; they are run, not used.',
+      from: { path: ['^src/', '^workflows/', '^activities/'], pathNot: ENTRY },
+      to: { path: ENTRY },
+    },
+    {
+      name: 'wiring-only-for-entry-points',
+      severity: 'error',
+      comment:
+        'The composition root wires the features and infrastructure; the parts it wires never import it.',
+      from: { path: [...FEATURE, INFRA, '^workflows/contracts/'] },
+      to: { path: ROOT },
+    },
+    {
+      name: 'infrastructure-below-features',
+      severity: 'error',
+      comment:
+        'Shared infrastructure serves every feature, so it knows none of them: the wiring that names them belongs in src/runtime/.',
+      from: { path: [INFRA, '^workflows/contracts/'] },
+      to: { path: FEATURE },
+    },
+    {
+      name: 'vocabulary-is-the-bottom',
+      severity: 'error',
+      comment: 'The shared vocabulary is imported by every layer and imports none of them.',
+      from: { path: '^workflows/contracts/' },
+      to: { path: INFRA },
+    },
+    {
+      name: 'unlayered-src-folder',
+      severity: 'error',
+      comment: 'Every folder of src/ has a layer: add a new one to FEATURES or INFRASTRUCTURE.',
+      from: {},
+      to: { path: '^src/', pathNot: [ENTRY, ROOT, `^src/${FEATURES}/`, INFRA] },
+    },
     {
       name: 'no-circular',
       severity: 'error',
@@ -49,7 +104,7 @@ module.exports = {
       name: 'barrels-for-the-worker',
       severity: 'error',
       comment: 'The workflows and activities barrels are what the worker registers.',
-      from: { pathNot: ['^src/temporal/worker\\.ts$', '^workflows/'] },
+      from: { pathNot: ['^src/runtime/donation-worker\\.ts$', '^workflows/'] },
       to: { path: '^(workflows|activities)/index\\.ts$' },
     },
   ],

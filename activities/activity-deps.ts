@@ -5,7 +5,7 @@ import type { DonationRepository } from '../src/donations/donation-repository';
 import type { LedgerRepository } from '../src/ledger/ledger-repository';
 import { ProviderRejected } from '../src/providers/http-json';
 import type { PaymentProvider, ProviderRegistry } from '../src/providers/payment-provider';
-import type { MoneyWorkflows } from '../src/temporal/money-workflows';
+import type { FollowUpWorkflows } from '../src/donations/follow-up-workflows';
 import type { WorkerMetrics } from '../src/temporal/worker-metrics';
 import { FailureType } from '../workflows/contracts';
 
@@ -23,7 +23,7 @@ export interface ActivityDeps {
   campaigns: CampaignRepository;
   providers: ProviderRegistry;
   progressCache: ProgressCache;
-  moneyWorkflows: MoneyWorkflows;
+  followUps: FollowUpWorkflows;
   latePaymentPolicy: LatePaymentPolicy;
   metrics: WorkerMetrics;
 }

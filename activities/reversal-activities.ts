@@ -72,12 +72,12 @@ export function createReversalActivities(deps: ActivityDeps) {
 
     /** Hands a refund or dispute to its reversal workflow (signal-with-start). */
     async followReversal(ref: PaymentRef, event: RefundEvent | DisputeEvent): Promise<string> {
-      return deps.moneyWorkflows.followReversal(ref, event);
+      return deps.followUps.followReversal(ref, event);
     },
 
     /** Starts the late-payment workflow of a donation whose workflow closed first. */
     async startLatePayment(input: LatePaymentInput): Promise<string> {
-      return (await deps.moneyWorkflows.startLatePayment(input)).workflowId;
+      return (await deps.followUps.startLatePayment(input)).workflowId;
     },
 
     /** A late payment of another amount: the closed donation goes to review, nothing credited. */

@@ -7,14 +7,14 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config/config';
 import type { Config } from '../src/config/config';
 import { createDatabase } from '../src/db/database';
-import { buildApp } from '../src/http/app';
+import { buildApp } from '../src/runtime/api-app';
 import { fingerprint } from '../src/idempotency/fingerprint';
 import { scopedKey } from '../src/idempotency/idempotency-key';
 import { removeStoreFiles } from '../src/idempotency/claims-location';
 import { IdempotencyStore } from '../src/idempotency/idempotency-store';
 import { createMetrics } from '../src/observability/metrics';
 import { createTemporalClient } from '../src/temporal/temporal-client';
-import { openRedis } from '../src/runtime/redis-connection';
+import { openRedis } from '../src/db/redis-connection';
 
 /**
  * Servers for the route benchmark, each in its own process so the load generator does not share

@@ -1,6 +1,6 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config/config';
-import { tuningOptions } from '../../src/temporal/worker';
+import { tuningOptions } from '../../src/runtime/donation-worker';
 import { createCalibrationActivities } from './activities';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { closeRedis } from '../runtime/redis-connection';
+import { closeRedis } from '../db/redis-connection';
 import type { CampaignProgress } from './campaign-repository';
 
 /** The cached shape of a campaign's progress; dates as ISO strings. */

@@ -7,30 +7,28 @@ import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
 import type { ProviderRegistry } from '../providers/payment-provider';
-import type { MoneyWorkflows } from '../temporal/money-workflows';
+import type { FollowUpWorkflows } from './follow-up-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
 import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-views';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
-import {
-  donationWorkflowId,
-  getStateQuery,
-  refundRequestWorkflowId,
-} from '../../workflows/contracts';
-import type { DonationInput, DonationRequest, RefundRequestInput } from '../../workflows/contracts';
+import { donationWorkflowId, getStateQuery } from '../../workflows/contracts';
+import type { DonationInput, DonationRequest } from '../../workflows/contracts';
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
 import { failureMessage, failureTypeCodes, refusalCode } from './donation-failures';
-import { DonationStarter } from './donation-starter';
-import type { StartOutcome } from './donation-starter';
-import { readStartedDonation } from './started-donation';
+import { EarlyReturnStart } from './early-return-start';
+import type { StartOutcome } from './early-return-start';
+import { readDonationFromHistory } from './donation-from-history';
+import { planRefund } from './refund-plan';
+import type { RefundPlan } from './refund-plan';
 
 export interface DonationServiceDeps {
   temporal: Client;
   campaigns: CampaignRepository;
   donations: DonationRepository;
   providers: ProviderRegistry;
-  moneyWorkflows: MoneyWorkflows;
+  followUps: FollowUpWorkflows;
   taskQueue: string;
   provider: string;
   /** Whether that provider's notifications must be confirmed with its status API. */
@@ -40,28 +38,18 @@ export interface DonationServiceDeps {
   /** How long the edge waits on one Temporal call (a start, a refund) before answering 503. */
   temporalTimeoutMs: number;
   earlyReturn: EarlyReturnConfig;
-  metrics?: DonationMetrics;
+  metrics?: DonationMetrics | undefined;
 }
 
 /** The longest `GET /v1/donations/:id?wait=` holds a request. */
 export const MAX_WAIT_SECONDS = 30;
 
-export interface RefundPlan {
-  donation: Donation;
-  refund: RefundRequestInput;
-  /** The workflow of this refund request. */
-  workflowId: string;
-}
-
-/** A donation whose money can still be refunded, in part or in full. */
-const REFUNDABLE: readonly string[] = ['CONFIRMED', 'PARTIALLY_REFUNDED'];
-
 /** Starts donations and reads them back; the edge's only way into the donation workflow. */
 export class DonationService {
-  private readonly starter: DonationStarter;
+  private readonly starter: EarlyReturnStart;
 
   constructor(private readonly deps: DonationServiceDeps) {
-    this.starter = new DonationStarter({ ...deps, metrics: deps.metrics });
+    this.starter = new EarlyReturnStart({ ...deps, metrics: deps.metrics });
   }
 
   /**
@@ -147,7 +135,7 @@ export class DonationService {
     requestKey: string,
   ): Promise<RefundAccepted> {
     const { refund, workflowId } = await this.planRefund(id, amount, reason, requestKey);
-    await this.withTemporal(() => this.deps.moneyWorkflows.startRefundRequest(refund));
+    await this.withTemporal(() => this.deps.followUps.startRefundRequest(refund));
     return {
       donationId: id,
       kind: 'REFUND',
@@ -169,29 +157,7 @@ export class DonationService {
     requestKey: string,
   ): Promise<RefundPlan> {
     const donation = await this.find(id, undefined);
-    if (!REFUNDABLE.includes(donation.status) || !donation.providerReference) {
-      throw new AppError('donation-not-refundable', {
-        detail: `The donation is ${donation.status}.`,
-      });
-    }
-    const provider = this.deps.providers.get(donation.provider);
-    if (!provider?.refundable(donation.paymentMethod)) {
-      throw new AppError('donation-not-refundable', {
-        detail: `${donation.provider} cannot refund ${donation.paymentMethod} payments by API.`,
-      });
-    }
-    const refund: RefundRequestInput = {
-      donationId: id,
-      campaignId: donation.campaignId,
-      provider: donation.provider,
-      providerReference: donation.providerReference,
-      verifyWithProvider: provider.verifyWithProvider,
-      amount: Math.min(amount ?? donation.amount, donation.amount),
-      currency: donation.currency,
-      reason,
-      requestKey,
-    };
-    return { donation, refund, workflowId: refundRequestWorkflowId(id, requestKey) };
+    return planRefund(donation, this.deps.providers, { amount, reason, requestKey });
   }
 
   /**
@@ -250,7 +216,7 @@ export class DonationService {
       return { view: toView(donation), recorded: true };
     }
     if (started) return { view: started, recorded: false };
-    const found = await readStartedDonation(this.deps.temporal, donationWorkflowId(id));
+    const found = await readDonationFromHistory(this.deps.temporal, donationWorkflowId(id));
     if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
       throw new AppError('donation-not-found');
     }

@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
-import { openDatabase } from '../runtime/infrastructure';
+import { openDatabase } from '../runtime/open-resources';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
-import { startApi } from '../runtime/services';
+import { startApi } from '../runtime/start-parts';
 
 /**
  * Production entry point: the HTTP API (run the worker beside it). With API_PROCESSES > 1 this

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { DEV_API_KEYS } from '../config/config';
 import { CampaignRepository } from '../campaigns/campaign-repository';
 import { DEMO_CAMPAIGN_ID } from '../demo-page/demo-page-plugin';
-import { openDatabase } from '../runtime/infrastructure';
+import { openDatabase } from '../runtime/open-resources';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
-import { startSimulator } from '../runtime/services';
+import { startSimulator } from '../runtime/start-parts';
 import { startWorkerProcesses } from '../runtime/worker-processes';
 import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temporal/dev-server';
 

@@ -1,4 +1,4 @@
-import { openDatabase } from '../runtime/infrastructure';
+import { openDatabase } from '../runtime/open-resources';
 import { runEntry } from '../runtime/entry';
 
 /** `npm run migrate`: create the database if missing and apply pending migrations. */

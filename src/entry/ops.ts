@@ -1,11 +1,10 @@
 import { ConfigError, loadConfig } from '../config/config';
-import { ProgressCache } from '../campaigns/progress-cache';
 import { createDatabase } from '../db/database';
 import { runOps } from '../ops/cli';
-import { buildOpsContext } from '../ops/ops-context';
+import { createOpsContext } from '../runtime/create-services';
 import type { OpsContext } from '../ops/ops-context';
-import { createProviders } from '../runtime/infrastructure';
-import { closeRedis, openRedis } from '../runtime/redis-connection';
+import { createProviders } from '../runtime/open-resources';
+import { closeRedis, openRedis } from '../db/redis-connection';
 import { createTemporalClient } from '../temporal/temporal-client';
 
 /**
@@ -27,13 +26,7 @@ async function main(): Promise<number> {
     closers.push(() => temporal.connection.close());
     const redis = openRedis(config);
     closers.push(() => closeRedis(redis));
-    return buildOpsContext({
-      config,
-      db,
-      temporal,
-      progressCache: new ProgressCache(redis, config.progress),
-      providers: createProviders(config),
-    });
+    return createOpsContext(config, { db, redis, temporal, providers: createProviders(config) });
   };
   try {
     return await runOps(process.argv.slice(2), io, open);

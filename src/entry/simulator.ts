@@ -1,5 +1,5 @@
 import { runEntry } from '../runtime/entry';
-import { startSimulator } from '../runtime/services';
+import { startSimulator } from '../runtime/start-parts';
 
 /** The payment simulator on its own, for a deployment that tests against it. */
 runEntry('simulator', async (config, log, parts) => {

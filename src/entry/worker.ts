@@ -1,6 +1,6 @@
-import { openDatabase } from '../runtime/infrastructure';
+import { openDatabase } from '../runtime/open-resources';
 import { runEntry } from '../runtime/entry';
-import { installWorkerRuntime, startWorker } from '../runtime/services';
+import { installWorkerRuntime, startWorker } from '../runtime/start-parts';
 import { WORKER_READY_MESSAGE } from '../runtime/worker-processes';
 
 /**

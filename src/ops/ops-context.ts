@@ -1,16 +1,10 @@
 import type { Client } from '@temporalio/client';
-import type { ProgressCache } from '../campaigns/progress-cache';
-import { CampaignRepository } from '../campaigns/campaign-repository';
 import type { Config } from '../config/config';
 import type { Db } from '../db/database';
-import { DonationRepository } from '../donations/donation-repository';
-import { DonationService } from '../donations/donation-service';
-import type { ProviderRegistry } from '../providers/payment-provider';
-import { createReconciler } from '../reconciliation/create-reconciler';
+import type { DonationRepository } from '../donations/donation-repository';
+import type { DonationService } from '../donations/donation-service';
 import type { Reconciler } from '../reconciliation/reconciler';
-import { MoneyWorkflows } from '../temporal/money-workflows';
-import { WebhookDelivery } from '../webhooks/webhook-delivery';
-import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import type { WebhookDelivery } from '../webhooks/webhook-delivery';
 
 /** Where a command writes: stdout for results, stderr for diagnostics. */
 export interface OpsIo {
@@ -18,7 +12,10 @@ export interface OpsIo {
   err(text: string): void;
 }
 
-/** Everything a command may use, built once per invocation (and by tests from their stack). */
+/**
+ * Everything a command may use: the same services the API and the worker use (built by
+ * src/runtime/create-services.ts), so the CLI never has a code path of its own.
+ */
 export interface OpsContext {
   config: Config;
   db: Db;
@@ -27,57 +24,4 @@ export interface OpsContext {
   donationService: DonationService;
   delivery: WebhookDelivery;
   reconciler: Reconciler;
-}
-
-export interface OpsResources {
-  config: Config;
-  db: Db;
-  temporal: Client;
-  progressCache: ProgressCache;
-  providers: ProviderRegistry;
-}
-
-/** The same services the API and the worker use, so the CLI never has a code path of its own. */
-export function buildOpsContext(resources: OpsResources): OpsContext {
-  const { config, db, temporal, providers } = resources;
-  const donations = new DonationRepository(db);
-  const taskQueue = config.temporal.taskQueue;
-  const moneyWorkflows = new MoneyWorkflows(temporal, taskQueue);
-  return {
-    config,
-    db,
-    temporal,
-    donations,
-    donationService: new DonationService({
-      temporal,
-      campaigns: new CampaignRepository(db),
-      donations,
-      providers,
-      moneyWorkflows,
-      taskQueue,
-      provider: config.payments.provider,
-      verifyWithProvider: providers.get(config.payments.provider)?.verifyWithProvider ?? false,
-      paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-      settleHorizonSeconds: config.settleHorizonSeconds,
-      temporalTimeoutMs: config.temporal.requestTimeoutMs,
-      earlyReturn: config.earlyReturn,
-    }),
-    delivery: new WebhookDelivery({
-      inbox: new WebhookInboxRepository(db),
-      donations,
-      providers,
-      temporal,
-      moneyWorkflows,
-    }),
-    reconciler: createReconciler({
-      db,
-      progressCache: resources.progressCache,
-      temporal,
-      taskQueue,
-      providers,
-      paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-      settleHorizonSeconds: config.settleHorizonSeconds,
-      graceSeconds: config.reconciliation.graceSeconds,
-    }),
-  };
 }

@@ -1,8 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import { donationStartOptions } from '../donations/donation-start';
+import { donationStartOptions } from '../donations/donation-start-options';
 import type { DonationRepository } from '../donations/donation-repository';
 import type { ProviderRegistry } from '../providers/payment-provider';
+import { verifiesWithProvider } from '../providers/provider-verification';
 import type { OverdueDonation, ReconciliationRepository } from './reconciliation-repository';
 import { WorkflowType } from '../../workflows/contracts';
 import type { DonationInput, DonationWorkflow, StuckDecision } from '../../workflows/contracts';
@@ -142,7 +143,7 @@ export class StuckDonations {
       provider: donation.provider,
       // The deadline has passed (that is how it was found): ask the provider now.
       paymentTimeoutSeconds: 0,
-      verifyWithProvider: this.deps.providers.get(donation.provider)?.verifyWithProvider ?? false,
+      verifyWithProvider: verifiesWithProvider(this.deps.providers, donation.provider),
       settleHorizonSeconds: this.deps.settleHorizonSeconds,
       // The donation's own request id, so the new run's lines join the first run's.
       correlationId: donation.correlationId ?? `reconciliation:${runId}`,

@@ -1,12 +1,12 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import type { Running } from './services';
+import type { Running } from './start-parts';
 
 /**
  * Runs the API as `count` processes on one port (node:cluster shares the listening socket),
- * all opening the same LMDB environment. A process that dies is replaced; claims it held are
- * recovered by the lease takeover, not by the cluster.
+ * all opening the same LMDB environment. A process that dies is replaced (one that stops on
+ * request, with exit code 0, is not); claims it held are recovered by the lease takeover.
  */
 export async function startApiCluster(
   count: number,
@@ -24,7 +24,8 @@ export async function startApiCluster(
         resolve(worker);
       });
       worker.once('exit', (code, signal) => {
-        if (stopping) return;
+        // Exit code 0 is a stop on request (Ctrl-C reaches every process of the group).
+        if (stopping || code === 0) return;
         log.warn({ pid: worker.process.pid, code, signal }, 'api process died; replacing it');
         fork().catch(reject);
       });

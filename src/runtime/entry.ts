@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from '../config/config';
 import type { Config } from '../config/config';
 import { loggerOptions } from '../observability/logger-options';
-import type { Running } from './services';
-import { stopAll } from './services';
+import type { Running } from './start-parts';
+import { stopAll } from './start-parts';
 
 /**
  * Shared shape of every entry point: load the config (exiting with its message when invalid),

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Running } from './services';
+import type { Running } from './start-parts';
 
 /** What a worker process sends its parent once it polls (src/entry/worker.ts). */
 export const WORKER_READY_MESSAGE = 'galang-worker-ready';
@@ -11,7 +11,7 @@ export const WORKER_READY_MESSAGE = 'galang-worker-ready';
  * Runs `count` Temporal worker processes (`src/entry/worker.ts`) beside the API, so workflow
  * tasks, activities and HTTP requests never wait on one event loop. Each gets its own metrics
  * port (`basePort + i`, none when 0). One that dies is replaced: its tasks time out on the
- * server and go to the others meanwhile.
+ * server and go to the others meanwhile; one that stopped on request (exit code 0) is not.
  */
 export async function startWorkerProcesses(
   count: number,
@@ -38,7 +38,12 @@ export async function startWorkerProcesses(
       });
       child.once('exit', (code, signal) => {
         children.delete(child);
-        if (stopping) return;
+        // Exit code 0 is a stop on request: Ctrl-C signals the whole process group, so a child
+        // may stop before this supervisor's turn comes. Only one that died is replaced.
+        if (stopping || code === 0) {
+          resolve();
+          return;
+        }
         log.warn({ pid: child.pid, code, signal }, 'worker process died; replacing it');
         start(index).then(resolve, reject);
       });

@@ -2,9 +2,10 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { WebhookMetrics } from '../observability/metrics';
 import type { ProviderRegistry, WebhookEvent } from '../providers/payment-provider';
+import { verifiesWithProvider } from '../providers/provider-verification';
 import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
-import type { MoneyWorkflows, StartedOnce } from '../temporal/money-workflows';
+import type { FollowUpWorkflows, StartedOnce } from '../donations/follow-up-workflows';
 import {
   donationWorkflowId,
   isClosedWithoutMoney,
@@ -29,9 +30,9 @@ export interface WebhookDeliveryDeps {
   donations: DonationRepository;
   providers: ProviderRegistry;
   temporal: Client;
-  moneyWorkflows: MoneyWorkflows;
+  followUps: FollowUpWorkflows;
   /** The API counts outcomes; the worker and the ops CLI deliver without a registry. */
-  metrics?: Pick<WebhookMetrics, 'unknown' | 'mismatched' | 'deferred' | 'signalLag'>;
+  metrics?: Pick<WebhookMetrics, 'unknown' | 'mismatched' | 'deferred' | 'signalLag'> | undefined;
   /** How long one delivery may wait on Temporal before it is left for the next attempt. */
   signalTimeoutMs?: number;
 }
@@ -174,7 +175,7 @@ export class WebhookDelivery {
     const ref = this.paymentRef(donation, event);
     if (!ref) return 'mismatched';
     if (!isClosedWithoutMoney(donation.status) || donation.confirmedAt) return undefined;
-    return this.deps.moneyWorkflows.startLatePayment({
+    return this.deps.followUps.startLatePayment({
       ...ref,
       event,
       amount: donation.amount,
@@ -190,7 +191,7 @@ export class WebhookDelivery {
     const donation = await this.deps.donations.findById(donationId);
     const ref = donation && this.paymentRef(donation, event);
     if (!ref) return 'mismatched';
-    return `reversal:${await this.deps.moneyWorkflows.followReversal(ref, event)}`;
+    return `reversal:${await this.deps.followUps.followReversal(ref, event)}`;
   }
 
   /** The payment an event is about, only if it is the donation's own. */
@@ -203,7 +204,7 @@ export class WebhookDelivery {
       campaignId: donation.campaignId,
       provider: donation.provider,
       providerReference: donation.providerReference,
-      verifyWithProvider: this.deps.providers.get(donation.provider)?.verifyWithProvider ?? true,
+      verifyWithProvider: verifiesWithProvider(this.deps.providers, donation.provider),
     };
   }
 

@@ -10,7 +10,8 @@ export interface WebhookIntakeDeps {
   providers: ProviderRegistry;
   inbox: WebhookInboxRepository;
   delivery: WebhookDelivery;
-  metrics: WebhookMetrics;
+  /** The API counts what it receives; other processes never take webhooks. */
+  metrics?: WebhookMetrics | undefined;
   /**
    * Rows older than this are left to reconciliation (and operators), so a row whose delivery
    * keeps failing is not retried every few seconds by every API process forever. Unset while
@@ -49,7 +50,7 @@ export class WebhookIntake {
     const receivedAt = Date.now();
     const provider = this.deps.providers.get(providerName);
     if (!provider) {
-      this.deps.metrics.rejected.inc({ provider: 'unknown', reason: 'provider' });
+      this.deps.metrics?.rejected.inc({ provider: 'unknown', reason: 'provider' });
       throw new AppError('provider-unknown');
     }
     let event: WebhookEvent;
@@ -57,16 +58,16 @@ export class WebhookIntake {
       event = provider.parseWebhook(rawBody, headers);
     } catch (error) {
       if (!(error instanceof WebhookRejected)) throw error;
-      this.deps.metrics.rejected.inc({ provider: providerName, reason: error.reason });
+      this.deps.metrics?.rejected.inc({ provider: providerName, reason: error.reason });
       throw error.reason === 'signature'
         ? new AppError('webhook-signature-invalid')
         : new AppError('validation-failed', { detail: error.message });
     }
-    this.deps.metrics.received.inc({ provider: providerName });
+    this.deps.metrics?.received.inc({ provider: providerName });
 
     const recorded = await this.deps.inbox.insert(providerName, event, rawBody.toString('utf8'));
     if (!recorded) {
-      this.deps.metrics.duplicates.inc({ provider: providerName });
+      this.deps.metrics?.duplicates.inc({ provider: providerName });
       return { outcome: 'duplicate', correlationId: undefined };
     }
     const entry: InboxEntry = {

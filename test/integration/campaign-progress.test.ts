@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { createDatabase } from '../../src/db/database';
 import type { Db } from '../../src/db/database';
-import { buildApp } from '../../src/http/app';
+import { buildApp } from '../../src/runtime/api-app';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
 import { ProgressCache, progressCacheKey } from '../../src/campaigns/progress-cache';
 import type { CachedProgress } from '../../src/campaigns/progress-cache';
@@ -14,7 +14,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { createCampaign, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 import { testState } from '../support/test-env';
-import { closeRedis } from '../../src/runtime/redis-connection';
+import { closeRedis } from '../../src/db/redis-connection';
 
 /** Another API instance on the stack's services, standing in for another process. */
 interface Instance {

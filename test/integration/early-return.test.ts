@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/app';
+import { buildApp } from '../../src/runtime/api-app';
 import { removeStoreFiles } from '../../src/idempotency/claims-location';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import { IdempotencyStore } from '../../src/idempotency/idempotency-store';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { donationWorkflowId } from '../../workflows/contracts';
-import { createReconciler } from '../../src/reconciliation/create-reconciler';
+import { createServices } from '../../src/runtime/create-services';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
 import { getStateQuery } from '../../workflows/contracts';
 import { waitForStatus, workflowResult } from '../support/donations';
@@ -45,17 +44,13 @@ describe('hand-back, reset and reconciliation paging', () => {
 
   /** The open donations a reconciliation run would look at now, and what it would do. */
   const plan = () =>
-    createReconciler({
+    createServices(stack.config, {
       db: stack.db,
-      progressCache: new ProgressCache(stack.redis, stack.config.progress),
+      redis: stack.redis,
       temporal: stack.temporal,
-      taskQueue,
       providers: stack.providers,
-      paymentTimeoutSeconds: stack.config.paymentTimeoutSeconds,
-      settleHorizonSeconds: stack.config.settleHorizonSeconds,
-      graceSeconds: stack.config.reconciliation.graceSeconds,
     })
-      .plan()
+      .reconciler.plan()
       .then((p) => p.stuck);
 
   it('hands back a donation past the idempotency window on the payment the donor paid', async () => {

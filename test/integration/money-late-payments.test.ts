@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { DonationRepository } from '../../src/donations/donation-repository';
-import { MoneyWorkflows } from '../../src/temporal/money-workflows';
+import { FollowUpWorkflows } from '../../src/donations/follow-up-workflows';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery';
 import { donationWorkflowId } from '../../workflows/contracts';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
@@ -183,7 +183,7 @@ describe('late payments', () => {
       donations: new DonationRepository(stack.db),
       providers: stack.providers,
       temporal: closing,
-      moneyWorkflows: new MoneyWorkflows(stack.temporal, stack.config.temporal.taskQueue),
+      followUps: new FollowUpWorkflows(stack.temporal, stack.config.temporal.taskQueue),
     });
     const event = {
       kind: 'payment' as const,

@@ -1,6 +1,6 @@
 import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
 import { DonationRepository } from '../../src/donations/donation-repository';
-import { MoneyWorkflows } from '../../src/temporal/money-workflows';
+import { FollowUpWorkflows } from '../../src/donations/follow-up-workflows';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import type { ProviderProfile } from '../money/history';
@@ -66,7 +66,7 @@ describe.each(
         donations: new DonationRepository(stack.db),
         providers: stack.providers,
         temporal: stack.temporal,
-        moneyWorkflows: new MoneyWorkflows(stack.temporal, stack.config.temporal.taskQueue),
+        followUps: new FollowUpWorkflows(stack.temporal, stack.config.temporal.taskQueue),
       }),
       paymentTimeoutSeconds: PAYMENT_TIMEOUT_SECONDS,
       settleHorizonSeconds: SETTLE_HORIZON_SECONDS,

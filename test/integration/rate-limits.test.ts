@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../../src/config/config';
-import { buildApp } from '../../src/http/app';
+import { buildApp } from '../../src/runtime/api-app';
 import { createMetrics } from '../../src/observability/metrics';
 import { postDonation } from '../support/donations';
 import {
@@ -16,7 +16,7 @@ import {
 import type { Stack } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { testState } from '../support/test-env';
-import { closeRedis } from '../../src/runtime/redis-connection';
+import { closeRedis } from '../../src/db/redis-connection';
 
 const LIMITS = {
   RATE_LIMIT_WINDOW_MS: '60000',

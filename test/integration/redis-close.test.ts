@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { closeRedis } from '../../src/runtime/redis-connection';
+import { closeRedis } from '../../src/db/redis-connection';
 import { testState } from '../support/test-env';
 
 const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildApp } from '../../src/http/app';
+import { buildApp } from '../../src/runtime/api-app';
 import { createMetrics } from '../../src/observability/metrics';
 import { QueryCounter } from '../support/query-counter';
 import { startStack } from '../support/stack';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PaymentStart } from '../../activities/donation-activities';
-import { donationStartOptions } from '../../src/donations/donation-start';
+import { donationStartOptions } from '../../src/donations/donation-start-options';
 import {
   WorkflowType,
   donationWorkflowId,

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { createDatabase } from '../../src/db/database';
 import { migrateToLatest } from '../../src/db/migrate';
 import { startDevServer } from '../../src/temporal/dev-server';
-import { bundleWorkflows } from '../../src/temporal/worker';
+import { bundleWorkflows } from '../../src/runtime/donation-worker';
 import { freePort } from './free-port';
 import { TEST_STATE_VARIABLE } from './test-env';
 import type { TestState } from './test-env';

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { stopDevServer } from '../../src/temporal/dev-server';
 import { testState } from './test-env';
-import { closeRedis } from '../../src/runtime/redis-connection';
+import { closeRedis } from '../../src/db/redis-connection';
 
 /** Stops and removes what the global setup started: server, database, Redis keys, files. */
 export default async function globalTeardown(): Promise<void> {

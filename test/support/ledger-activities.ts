@@ -10,7 +10,7 @@ import type { Db } from '../../src/db/database';
 import { DonationRepository } from '../../src/donations/donation-repository';
 import { LedgerRepository } from '../../src/ledger/ledger-repository';
 import type { PaymentProvider, RefundRequest } from '../../src/providers/payment-provider';
-import type { MoneyWorkflows } from '../../src/temporal/money-workflows';
+import type { FollowUpWorkflows } from '../../src/donations/follow-up-workflows';
 import { createWorkerMetrics } from '../../src/temporal/worker-metrics';
 import type { FinalFailureStatus, PaymentSnapshot } from '../../workflows/contracts';
 import { donationInput } from './donation-stubs';
@@ -37,7 +37,7 @@ export async function ledgerActivities(read: () => PaymentSnapshot) {
       return { refundId: `re_${refunds.length}`, status: 'PENDING', amount: request.amount };
     },
   };
-  const handOffs: Pick<MoneyWorkflows, 'startLatePayment' | 'followReversal'> = {
+  const handOffs: Pick<FollowUpWorkflows, 'startLatePayment' | 'followReversal'> = {
     startLatePayment: async (input) => ({ workflowId: `late-${input.donationId}`, started: true }),
     followReversal: async (ref) => `reversal-${ref.donationId}`,
   };
@@ -47,7 +47,7 @@ export async function ledgerActivities(read: () => PaymentSnapshot) {
     campaigns: new CampaignRepository(db),
     providers: new Map([['simulator', provider as PaymentProvider]]),
     progressCache: new ProgressCache(redis),
-    moneyWorkflows: handOffs as MoneyWorkflows,
+    followUps: handOffs as FollowUpWorkflows,
     latePaymentPolicy: 'credit',
     metrics: createWorkerMetrics(noopMetricMeter),
   };

@@ -1,6 +1,5 @@
-import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { runOps } from '../../src/ops/cli';
-import { buildOpsContext } from '../../src/ops/ops-context';
+import { createOpsContext } from '../../src/runtime/create-services';
 import type { Stack } from './stack';
 
 /** Runs an ops CLI command in this process against the stack; returns its exit code and output. */
@@ -11,11 +10,10 @@ export async function ops(stack: Stack, ...argv: string[]) {
     argv,
     { out: (text) => out.push(text), err: (text) => err.push(text) },
     async () =>
-      buildOpsContext({
-        config: stack.config,
+      createOpsContext(stack.config, {
         db: stack.db,
+        redis: stack.redis,
         temporal: stack.temporal,
-        progressCache: new ProgressCache(stack.redis, stack.config.progress),
         providers: stack.providers,
       }),
   );

@@ -7,11 +7,10 @@ import { DEV_SIMULATOR_SECRET, loadConfig } from '../../src/config/config';
 import type { Config } from '../../src/config/config';
 import { createDatabase } from '../../src/db/database';
 import type { Db } from '../../src/db/database';
-import { buildApp } from '../../src/http/app';
+import { buildApp } from '../../src/runtime/api-app';
 import { removeStoreFiles } from '../../src/idempotency/claims-location';
 import { IdempotencyStore } from '../../src/idempotency/idempotency-store';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
-import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { createMidtransProvider } from '../../src/providers/midtrans/midtrans-provider';
 import type { PaymentProvider, ProviderRegistry } from '../../src/providers/payment-provider';
 import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
@@ -20,10 +19,11 @@ import type { SimulatorKnobs } from '../../src/providers/simulator/simulator-ser
 import { createStripeProvider } from '../../src/providers/stripe/stripe-provider';
 import { createXenditProvider } from '../../src/providers/xendit/xendit-provider';
 import { createTemporalClient } from '../../src/temporal/temporal-client';
-import { createDonationWorker } from '../../src/temporal/worker';
+import { createDonationWorker } from '../../src/runtime/donation-worker';
+import { createServices } from '../../src/runtime/create-services';
 import { createMetrics } from '../../src/observability/metrics';
 import { testState } from './test-env';
-import { closeRedis } from '../../src/runtime/redis-connection';
+import { closeRedis } from '../../src/db/redis-connection';
 
 export const CLIENT_SECRET = 'secret-a-123';
 export const OTHER_CLIENT_SECRET = 'secret-b-123';
@@ -182,7 +182,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         connectionTimeoutMillis: 1_000,
       })
     : db;
-  // The webhook intake's own pool, as in production (src/runtime/services.ts).
+  // The webhook intake's own pool, as in production (src/runtime/start-parts.ts).
   const webhookDb = createDatabase({
     connectionString: options.apiDatabaseUrl ?? config.databaseUrl,
     max: config.webhookPoolSize,
@@ -210,7 +210,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         connectionTimeoutMillis: 1_000,
       })
     : db;
-  const progressCache = new ProgressCache(redis, config.progress);
   // The worker's own client, as in production: reconciliation starts and describes workflows.
   const workerTemporal = createTemporalClient(config.temporal);
   // Kept so restartWorker can start another worker just like it.
@@ -225,10 +224,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         temporal: config.temporal,
         taskQueue: config.temporal.taskQueue,
         workflowBundle: { codePath: state.workflowBundlePath },
-        db: workerDb,
+        services: createServices(config, {
+          db: workerDb,
+          redis,
+          temporal: workerTemporal,
+          providers,
+        }),
         providers,
-        progressCache,
-        client: workerTemporal,
         config,
       });
   let running = worker?.worker.run();

@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { donationStartOptions } from '../../src/donations/donation-start';
+import { donationStartOptions } from '../../src/donations/donation-start-options';
 import {
   FailureType,
   WorkflowType,

@@ -3,7 +3,7 @@ import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
-import { donationStartOptions } from './donation-start';
+import { donationStartOptions } from './donation-start-options';
 import {
   paymentActionUpdate,
   paymentActionUpdateId,
@@ -15,7 +15,7 @@ import type {
   PaymentActionResult,
 } from '../../workflows/contracts';
 
-export interface DonationStarterDeps {
+export interface EarlyReturnStartDeps {
   temporal: Client;
   taskQueue: string;
   earlyReturn: EarlyReturnConfig;
@@ -42,10 +42,10 @@ export type StartOutcome =
  * can answer within the budget. Either way the caller knows the workflow exists before it
  * answers; only a start that Temporal did not take is an error (503).
  */
-export class DonationStarter {
+export class EarlyReturnStart {
   private waiting = 0;
 
-  constructor(private readonly deps: DonationStarterDeps) {}
+  constructor(private readonly deps: EarlyReturnStartDeps) {}
 
   /** Waits for the payment action at most the budget; throws only when Temporal is away. */
   async start(input: DonationInput): Promise<StartOutcome> {

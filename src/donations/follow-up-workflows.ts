@@ -30,7 +30,7 @@ export interface StartedOnce {
  * the donation and the provider's ids, so the webhook intake, reconciliation, the ops CLI and
  * activities can all call these without ever starting one twice.
  */
-export class MoneyWorkflows {
+export class FollowUpWorkflows {
   constructor(
     private readonly temporal: Client,
     private readonly taskQueue: string,

@@ -5,38 +5,26 @@ import {
   createReconciliationActivities,
   createReversalActivities,
 } from '../../activities';
-import type { Client } from '@temporalio/client';
-import { CampaignRepository } from '../campaigns/campaign-repository';
-import type { ProgressCache } from '../campaigns/progress-cache';
 import type { Config } from '../config/config';
-import type { Db } from '../db/database';
-import { DonationRepository } from '../donations/donation-repository';
-import { LedgerRepository } from '../ledger/ledger-repository';
 import type { ProviderRegistry } from '../providers/payment-provider';
-import { createReconciler } from '../reconciliation/create-reconciler';
-import { activityMetricsInterceptor } from './activity-metrics-interceptor';
-import { MoneyWorkflows } from './money-workflows';
-import { correlationActivityInterceptor } from './correlation-interceptor';
-import { createDataConverter } from './payload-codec';
-import { connectionOptions } from './temporal-connection';
-import type { TemporalConnectionConfig } from './temporal-connection';
-import { createWorkerMetrics } from './worker-metrics';
+import { activityMetricsInterceptor } from '../temporal/activity-metrics-interceptor';
+import { correlationActivityInterceptor } from '../temporal/correlation-interceptor';
+import { createDataConverter } from '../temporal/payload-codec';
+import { connectionOptions } from '../temporal/temporal-connection';
+import type { TemporalConnectionConfig } from '../temporal/temporal-connection';
+import { createWorkerMetrics } from '../temporal/worker-metrics';
 import type { ActivityDeps, ReconciliationActivityDeps } from '../../activities';
 import type { WorkerTuning } from '../config/config';
+import type { Services } from './create-services';
 
 export interface DonationWorkerOptions {
   /** Address, namespace, TLS, API key and payload keys: the same as the clients'. */
   temporal: TemporalConnectionConfig;
   taskQueue: string;
-  db: Db;
+  /** The graph from createServices, on the worker's own client: activities start workflows. */
+  services: Services;
   providers: ProviderRegistry;
-  progressCache: ProgressCache;
-  /** The worker's own client: activities and reconciliation start and describe workflows. */
-  client: Client;
-  config: Pick<
-    Config,
-    'paymentTimeoutSeconds' | 'settleHorizonSeconds' | 'latePaymentPolicy' | 'reconciliation'
-  >;
+  config: Pick<Config, 'latePaymentPolicy'>;
   /** A prebuilt bundle (tests share one); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Slots, pollers and cache (WORKER_* settings); the SDK's defaults where absent. */
@@ -89,28 +77,18 @@ export async function createDonationWorker(
   const connection = await NativeConnection.connect(connectionOptions(options.temporal));
   // The Runtime's meter: exported by its Prometheus endpoint when one is configured, else a no-op.
   const metrics = createWorkerMetrics(Runtime.instance().metricMeter);
+  const { services } = options;
   const deps: ActivityDeps = {
-    donations: new DonationRepository(options.db),
-    ledger: new LedgerRepository(options.db),
-    campaigns: new CampaignRepository(options.db),
+    donations: services.donations,
+    ledger: services.ledger,
+    campaigns: services.campaigns,
     providers: options.providers,
-    progressCache: options.progressCache,
-    moneyWorkflows: new MoneyWorkflows(options.client, options.taskQueue),
+    progressCache: services.progressCache,
+    followUps: services.followUps,
     latePaymentPolicy: options.config.latePaymentPolicy,
     metrics,
   };
-  const reconciliation: ReconciliationActivityDeps = {
-    reconciler: createReconciler({
-      db: options.db,
-      progressCache: options.progressCache,
-      temporal: options.client,
-      taskQueue: options.taskQueue,
-      providers: options.providers,
-      paymentTimeoutSeconds: options.config.paymentTimeoutSeconds,
-      settleHorizonSeconds: options.config.settleHorizonSeconds,
-      graceSeconds: options.config.reconciliation.graceSeconds,
-    }),
-  };
+  const reconciliation: ReconciliationActivityDeps = { reconciler: services.reconciler };
   const worker = await Worker.create({
     connection,
     namespace: options.temporal.namespace,

@@ -2,18 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config';
 import { createDatabase } from '../db/database';
 import type { Db } from '../db/database';
-import { buildApp } from '../http/app';
+import { buildApp } from './api-app';
 import { IdempotencyStore } from '../idempotency/idempotency-store';
-import { ProgressCache } from '../campaigns/progress-cache';
 import { createMetrics } from '../observability/metrics';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { connectTemporalClient, createTemporalClient } from '../temporal/temporal-client';
 import { installTemporalRuntime } from '../temporal/temporal-runtime';
-import { createDonationWorker } from '../temporal/worker';
+import { createDonationWorker } from './donation-worker';
+import { createServices } from './create-services';
 import type { Logger } from 'pino';
-import { createProviders } from './infrastructure';
-import { closeRedis, openRedis } from './redis-connection';
+import { createProviders } from './open-resources';
+import { closeRedis, openRedis } from '../db/redis-connection';
 
 /** A started part of the pipeline and how to stop it. */
 export interface Running {
@@ -93,16 +93,13 @@ export function installWorkerRuntime(config: Config, log: Logger): void {
 export async function startWorker(config: Config, db: Db): Promise<Running> {
   const redis = openRedis(config);
   const providers = createProviders(config);
-  const progressCache = new ProgressCache(redis, config.progress);
   // Reconciliation starts and describes workflows: a client of its own beside the worker's.
   const temporal = await connectTemporalClient(config.temporal);
   const { worker, connection } = await createDonationWorker({
     temporal: config.temporal,
     taskQueue: config.temporal.taskQueue,
-    db,
+    services: createServices(config, { db, redis, temporal, providers }),
     providers,
-    progressCache,
-    client: temporal,
     config,
     tuning: config.worker,
   });

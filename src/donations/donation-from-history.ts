@@ -13,7 +13,7 @@ const GRPC_NOT_FOUND = 5;
  * the edge answers for a donation it accepted (202 PENDING) before the worker has recorded it in
  * Postgres. Undefined when no such workflow exists; 503 when Temporal cannot say.
  */
-export async function readStartedDonation(
+export async function readDonationFromHistory(
   temporal: Client,
   workflowId: string,
 ): Promise<{ input: DonationInput; startedAt: Date } | undefined> {

@@ -1,0 +1,131 @@
+import type { Client } from '@temporalio/client';
+import type { Redis } from 'ioredis';
+import { CampaignRepository } from '../campaigns/campaign-repository';
+import { ProgressCache } from '../campaigns/progress-cache';
+import type { Config } from '../config/config';
+import type { Db } from '../db/database';
+import { DonationRepository } from '../donations/donation-repository';
+import { DonationService } from '../donations/donation-service';
+import { FollowUpWorkflows } from '../donations/follow-up-workflows';
+import { LedgerRepository } from '../ledger/ledger-repository';
+import type { Metrics } from '../observability/metrics';
+import type { OpsContext } from '../ops/ops-context';
+import type { ProviderRegistry } from '../providers/payment-provider';
+import { verifiesWithProvider } from '../providers/provider-verification';
+import { Reconciler } from '../reconciliation/reconciler';
+import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
+import { StuckDonations } from '../reconciliation/stuck-donations';
+import { WebhookDelivery } from '../webhooks/webhook-delivery';
+import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
+import { WebhookIntake } from '../webhooks/webhook-intake';
+
+/** What a process opens before it builds anything: pools, clients and the providers it talks to. */
+export interface Resources {
+  db: Db;
+  /** The webhook intake's own small pool, so public reads cannot starve it; else `db`. */
+  webhookDb?: Db | undefined;
+  redis: Redis;
+  temporal: Client;
+  providers: ProviderRegistry;
+  /** The API's registry; the worker and the ops CLI count nothing here. */
+  metrics?: Metrics | undefined;
+  /** The provider new donations use; `config.payments.provider` unless a test picks another. */
+  defaultProvider?: string | undefined;
+}
+
+/** The object graph of galang, built once per process; each entry point takes what it needs. */
+export interface Services {
+  campaigns: CampaignRepository;
+  donations: DonationRepository;
+  ledger: LedgerRepository;
+  reconciliation: ReconciliationRepository;
+  progressCache: ProgressCache;
+  followUps: FollowUpWorkflows;
+  donationService: DonationService;
+  delivery: WebhookDelivery;
+  intake: WebhookIntake;
+  reconciler: Reconciler;
+}
+
+/**
+ * The one place that builds the services: a new dependency is threaded here once, and the API,
+ * the worker and the ops CLI cannot drift apart. Nothing here opens a connection or starts work.
+ */
+export function createServices(config: Config, resources: Resources): Services {
+  const { db, temporal, providers, metrics } = resources;
+  const taskQueue = config.temporal.taskQueue;
+  const provider = resources.defaultProvider ?? config.payments.provider;
+  const campaigns = new CampaignRepository(db);
+  const donations = new DonationRepository(db);
+  const reconciliation = new ReconciliationRepository(db);
+  const progressCache = new ProgressCache(resources.redis, config.progress);
+  const followUps = new FollowUpWorkflows(temporal, taskQueue);
+  // Webhooks go through their own pool where the process has one (the API).
+  const webhookDb = resources.webhookDb ?? db;
+  const inbox = new WebhookInboxRepository(webhookDb);
+  const delivery = new WebhookDelivery({
+    inbox,
+    donations: webhookDb === db ? donations : new DonationRepository(webhookDb),
+    providers,
+    temporal,
+    followUps,
+    metrics: metrics?.webhooks,
+  });
+  return {
+    campaigns,
+    donations,
+    ledger: new LedgerRepository(db),
+    reconciliation,
+    progressCache,
+    followUps,
+    donationService: new DonationService({
+      temporal,
+      campaigns,
+      donations,
+      providers,
+      followUps,
+      taskQueue,
+      provider,
+      verifyWithProvider: verifiesWithProvider(providers, provider),
+      paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+      settleHorizonSeconds: config.settleHorizonSeconds,
+      temporalTimeoutMs: config.temporal.requestTimeoutMs,
+      earlyReturn: config.earlyReturn,
+      metrics: metrics?.donations,
+    }),
+    delivery,
+    intake: new WebhookIntake({
+      providers,
+      inbox,
+      delivery,
+      metrics: metrics?.webhooks,
+      redeliveryMaxAgeMs:
+        config.reconciliation.intervalSeconds === 0
+          ? undefined
+          : config.reconciliation.graceSeconds * 1000,
+    }),
+    reconciler: new Reconciler({
+      repository: reconciliation,
+      progressCache,
+      inbox,
+      delivery,
+      stuck: new StuckDonations({
+        repository: reconciliation,
+        donations,
+        temporal,
+        taskQueue,
+        providers,
+        paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+        settleHorizonSeconds: config.settleHorizonSeconds,
+        graceSeconds: config.reconciliation.graceSeconds,
+      }),
+      graceSeconds: config.reconciliation.graceSeconds,
+    }),
+  };
+}
+
+/** The ops CLI's context: its config and resources, and the services built from them. */
+export function createOpsContext(config: Config, resources: Resources): OpsContext {
+  const services = createServices(config, resources);
+  return { config, db: resources.db, temporal: resources.temporal, ...services };
+}
