@@ -12,6 +12,7 @@ import type {
   RefundRecord,
   RefundRequestInput,
 } from '../workflows/contracts';
+import { refundIdempotencyKey } from '../src/providers/refund-keys';
 import { isFinalRejection, providerOf, refreshProgress } from './activity-deps';
 import type { ActivityDeps } from './activity-deps';
 
@@ -42,8 +43,8 @@ export function createReversalActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Asks the provider for a refund under `<donation>-refund-<request key>`: a re-run answers the
-     * same refund. A payment method the provider cannot refund by API fails for good.
+     * Asks the provider for a refund under a key derived from the donation and the request
+     * ({@link refundIdempotencyKey}): a re-run answers the same refund. A payment method the provider cannot refund by API fails for good.
      */
     async requestRefund(input: RefundRequestInput): Promise<RefundRecord> {
       const donation = await deps.donations.findById(input.donationId);
@@ -56,7 +57,7 @@ export function createReversalActivities(deps: ActivityDeps) {
       }
       try {
         return await provider.refund({
-          idempotencyKey: `${input.donationId}-refund-${input.requestKey}`,
+          idempotencyKey: refundIdempotencyKey(input.donationId, input.requestKey),
           providerReference: input.providerReference,
           amount: input.amount,
           currency: input.currency,

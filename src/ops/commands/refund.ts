@@ -10,7 +10,7 @@ export const refundCommand: OpsCommand = {
 
 The operator refund of POST /v1/donations/:id/refunds, through the same service: starts a
 refund-request workflow (refund-request-<donationId>-<key>), which asks the provider once
-under <donationId>-refund-<key> and hands the refund to its reversal workflow; the ledger
+under a key derived from both (<donationId>-refund-<digest of key>) and hands the refund to its reversal workflow; the ledger
 moves when the provider reports the refund succeeded. The same command run twice refunds once.
 
   --amount <n>     minor units; default the whole donation (capped at it)

@@ -41,8 +41,8 @@ const METHODS: Record<string, { charge: object; refundable: boolean }> = {
   },
 };
 
-/** Midtrans allows only letters, digits, `-` and `_` in a refund_key. */
-const REFUND_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/** Midtrans allows only letters, digits, `-` and `_` in a refund_key (no length is documented). */
+const REFUND_KEY = /^[A-Za-z0-9_-]+$/;
 
 /** Midtrans' "already exists": a duplicate order_id on charge, a duplicate refund_key on refund. */
 class Duplicate extends Error {}
