@@ -8,6 +8,7 @@ import globalTeardown from '../test/support/global-teardown';
 import { postDonation } from '../test/support/donations';
 import { createCampaign, donationBody, eventually, startStack } from '../test/support/stack';
 import '../test/support/quiet-temporal';
+import { webhooksUnderFlood } from './webhook-flood';
 
 /**
  * `npm run bench:webhooks`: webhook intake latency under load, on the real stack (Postgres,
@@ -144,6 +145,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await stack.stop();
+  }
+  try {
+    process.stdout.write(`${(await webhooksUnderFlood()).join('\n')}\n`);
+  } finally {
     await globalTeardown();
   }
 }

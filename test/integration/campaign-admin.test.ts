@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { postDonation } from '../support/donations';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { deriveUuid } from '../../src/idempotency/idempotency-key';
+import { donationWorkflowId } from '../../workflows/contracts';
+import { clientAScope, postDonation, waitForStatus } from '../support/donations';
 import {
   CLIENT_SECRET,
   OPERATOR_SECRET,
@@ -13,7 +16,8 @@ describe('operator campaign endpoints', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ noWorker: true });
+    // A worker runs, so a donation that slipped through would get its row and its workflow.
+    stack = await startStack({ autoPayMs: -1 });
   });
   afterAll(async () => {
     await stack.stop();
@@ -140,22 +144,34 @@ describe('operator campaign endpoints', () => {
     expect(closed.status).toBe(200);
     expect(await closed.json()).toMatchObject({ status: 'CLOSED', acceptingDonations: false });
 
-    const refused = await postDonation(stack.apiUrl, randomUUID(), donationBody(campaignId));
+    const refusedKey = randomUUID();
+    const refused = await postDonation(stack.apiUrl, refusedKey, donationBody(campaignId));
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { type: string }).type).toMatch(/campaign-closed$/);
+
+    // A donation to an open campaign, posted after, is recorded by the running worker: once it
+    // is, the refused one has had every chance to be recorded too.
+    const open = await createCampaign(stack.db);
+    const accepted = await postDonation(stack.apiUrl, randomUUID(), donationBody(open));
+    expect(accepted.status).toBe(202);
+    await waitForStatus(stack, ((await accepted.json()) as { id: string }).id, 'AWAITING_PAYMENT');
+
     const donations = await stack.db
       .selectFrom('donations')
       .select('id')
       .where('campaign_id', '=', campaignId)
       .execute();
     expect(donations).toHaveLength(0);
+    const refusedWorkflow = stack.temporal.workflow.getHandle(
+      donationWorkflowId(deriveUuid(clientAScope(refusedKey))),
+    );
+    await expect(refusedWorkflow.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
     expect((await operator('POST', `/v1/campaigns/${campaignId}/close`)).status).toBe(200);
     expect((await operator('POST', '/v1/campaigns/nope-404/close')).status).toBe(404);
 
     // Ended campaigns refuse donations the same way.
-    const ended = await createCampaign(stack.db, { endsAt: new Date(Date.now() + 300) });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    const ended = await createCampaign(stack.db, { endsAt: new Date(Date.now() - 1_000) });
     const late = await postDonation(stack.apiUrl, randomUUID(), donationBody(ended));
     expect(late.status).toBe(422);
     expect(await operator('GET', `/v1/campaigns/${ended}`).then((r) => r.json())).toMatchObject({

@@ -1,6 +1,6 @@
 import type { LogEntry } from '@temporalio/worker';
 import { progressCacheKey } from '../../src/campaigns/progress-cache';
-import { postDonation } from '../support/donations';
+import { effectsOf, postDonation, waitForStatus } from '../support/donations';
 import {
   CLIENT_SECRET,
   createCampaign,
@@ -157,8 +157,29 @@ describe('a donation, end to end', () => {
   it('answers a different body under the same key with 422 and starts nothing', async () => {
     const campaignId = await createCampaign(stack.db);
     const key = `mismatch-${Date.now()}`;
-    expect((await post(key, donationBody(campaignId, 10_000))).status).toBe(202);
+    const first = await post(key, donationBody(campaignId, 10_000));
+    expect(first.status).toBe(202);
+    const { id } = (await first.json()) as { id: string };
+    const since = new Date().toISOString();
     const second = await post(key, donationBody(campaignId, 20_000));
+    // Nothing started on this stack's task queue after the first answer, under any ID; the
+    // one execution of the key is the first request's, for its amount.
+    const startedSince = [];
+    for await (const execution of stack.temporal.workflow.list({
+      query: `TaskQueue = '${stack.config.temporal.taskQueue}' AND StartTime > '${since}'`,
+    })) {
+      startedSince.push(execution.workflowId);
+    }
+    expect(startedSince).toEqual([]);
+    expect((await effectsOf(stack, id)).workflows).toBe(1);
+    await waitForStatus(stack, id, 'AWAITING_PAYMENT');
+    expect(
+      await stack.db
+        .selectFrom('donations')
+        .select('amount')
+        .where('campaign_id', '=', campaignId)
+        .execute(),
+    ).toEqual([{ amount: 10_000 }]);
     expect(second.status).toBe(422);
     expect(second.headers.get('content-type')).toContain('application/problem+json');
     expect(await second.json()).toMatchObject({ type: '/problems/idempotency-key-mismatch' });

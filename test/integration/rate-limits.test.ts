@@ -4,7 +4,6 @@ import { Redis } from 'ioredis';
 import type { Config } from '../../src/config/config';
 import { buildApp } from '../../src/runtime/api-app';
 import { createMetrics } from '../../src/observability/metrics';
-import { postDonation } from '../support/donations';
 import {
   CLIENT_SECRET,
   OPERATOR_SECRET,
@@ -33,7 +32,7 @@ const LIMITS = {
 describe('rate limits', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({ env: LIMITS });
+    stack = await startStack({ env: LIMITS, autoPayMs: -1 });
   });
   afterAll(async () => {
     await stack.stop();
@@ -47,11 +46,27 @@ describe('rate limits', () => {
       redis,
       idempotencyStore: stack.store,
       temporal: stack.temporal,
-      providers: new Map(),
+      providers: stack.providers,
       defaultProvider: 'simulator',
       metrics: createMetrics(),
       logger: false,
     });
+
+  // Each test's API processes count in Redis under a prefix of the test's own and keep their
+  // per-process counts in memory, so no test spends another's budget, in any order.
+  const opened: { app: FastifyInstance; redis: Redis }[] = [];
+  afterEach(async () => {
+    for (const { app, redis } of opened.splice(0)) {
+      await app.close();
+      await closeRedis(redis);
+    }
+  });
+  const freshApi = async (keyPrefix = `${LIMITS.REDIS_KEY_PREFIX}${randomUUID()}:`) => {
+    const redis = new Redis(stack.config.redisUrl, { keyPrefix });
+    const app = await anotherApi(stack.config, redis);
+    opened.push({ app, redis });
+    return app;
+  };
   const readDonation = (app: FastifyInstance, secret: string) =>
     app.inject({
       method: 'GET',
@@ -60,90 +75,98 @@ describe('rate limits', () => {
     });
 
   it('answers 429 with Retry-After and RateLimit headers once a client key spends its budget', async () => {
+    const api = await freshApi();
     const campaignId = await createCampaign(stack.db);
-    const post = () => postDonation(stack.apiUrl, `rl-${randomUUID()}`, donationBody(campaignId));
+    const post = () =>
+      api.inject({
+        method: 'POST',
+        url: '/v1/donations',
+        headers: {
+          authorization: `Bearer ${CLIENT_SECRET}`,
+          'idempotency-key': `rl-${randomUUID()}`,
+        },
+        payload: donationBody(campaignId),
+      });
     for (let i = 0; i < 3; i++) {
       const accepted = await post();
-      expect(accepted.status).toBe(202);
-      expect(accepted.headers.get('ratelimit-limit')).toBe('3');
-      expect(accepted.headers.get('ratelimit-remaining')).toBe(String(2 - i));
+      expect(accepted.statusCode).toBe(202);
+      expect(accepted.headers['ratelimit-limit']).toBe('3');
+      expect(accepted.headers['ratelimit-remaining']).toBe(String(2 - i));
     }
     const refused = await post();
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(refused.headers.get('ratelimit-limit')).toBe('3');
-    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
-    expect(Number(refused.headers.get('ratelimit-reset'))).toBe(retryAfter);
-    expect(await refused.json()).toMatchObject({
+    expect(refused.headers['ratelimit-limit']).toBe('3');
+    expect(refused.headers['ratelimit-remaining']).toBe('0');
+    expect(Number(refused.headers['ratelimit-reset'])).toBe(retryAfter);
+    expect(refused.json()).toMatchObject({
       type: '/problems/rate-limited',
       status: 429,
       code: 'rate-limited',
     });
 
     // The budget is the key's: another client still gets in.
-    const other = await fetch(`${stack.apiUrl}/v1/donations/${randomUUID()}`, {
-      headers: { authorization: `Bearer ${OTHER_CLIENT_SECRET}` },
-    });
-    expect(other.status).toBe(404);
+    expect((await readDonation(api, OTHER_CLIENT_SECRET)).statusCode).toBe(404);
   });
 
   it('limits each operator key on the operator routes', async () => {
+    const api = await freshApi();
     const campaignId = await createCampaign(stack.db);
     const read = () =>
-      fetch(`${stack.apiUrl}/v1/campaigns/${campaignId}`, {
+      api.inject({
+        method: 'GET',
+        url: `/v1/campaigns/${campaignId}`,
         headers: { authorization: `Bearer ${OPERATOR_SECRET}` },
       });
-    expect((await read()).status).toBe(200);
-    expect((await read()).status).toBe(200);
+    expect((await read()).statusCode).toBe(200);
+    expect((await read()).statusCode).toBe(200);
     const refused = await read();
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).not.toBeNull();
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
   });
 
   it('limits public reads per client IP', async () => {
+    const api = await freshApi();
     const campaignId = await createCampaign(stack.db);
     const read = (ip: string) =>
-      fetch(`${stack.apiUrl}/v1/campaigns/${campaignId}/progress`, {
+      api.inject({
+        method: 'GET',
+        url: `/v1/campaigns/${campaignId}/progress`,
         headers: { 'x-forwarded-for': ip },
       });
     for (let i = 0; i < 4; i++) {
       const answer = await read('198.51.100.7');
-      expect(answer.status).toBe(200);
+      expect(answer.statusCode).toBe(200);
       // A public, cacheable answer carries no one requester's count.
-      expect(answer.headers.get('ratelimit-remaining')).toBeNull();
+      expect(answer.headers['ratelimit-remaining']).toBeUndefined();
     }
     const refused = await read('198.51.100.7');
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get('ratelimit-limit')).toBe('4');
-    expect((await read('203.0.113.9')).status).toBe(200);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['ratelimit-limit']).toBe('4');
+    expect((await read('203.0.113.9')).statusCode).toBe(200);
     // Webhooks and health checks are never limited.
     for (let i = 0; i < 6; i++) {
-      expect((await fetch(`${stack.apiUrl}/healthz`)).status).toBe(200);
+      expect((await api.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     }
   });
 
   it('shares a key’s budget across API processes through Redis', async () => {
-    const redis = new Redis(stack.config.redisUrl, { keyPrefix: stack.config.redisKeyPrefix });
-    const other = await anotherApi(stack.config, redis);
-    try {
-      // client-b spent one request above; two more here, one in the other process.
-      expect((await readDonation(stack.app, OTHER_CLIENT_SECRET)).statusCode).toBe(404);
-      expect((await readDonation(other, OTHER_CLIENT_SECRET)).statusCode).toBe(404);
-      expect((await readDonation(other, OTHER_CLIENT_SECRET)).statusCode).toBe(429);
-      expect((await readDonation(stack.app, OTHER_CLIENT_SECRET)).statusCode).toBe(429);
-    } finally {
-      await other.close();
-      await closeRedis(redis);
-    }
+    const shared = `${LIMITS.REDIS_KEY_PREFIX}${randomUUID()}:`;
+    const [one, other] = [await freshApi(shared), await freshApi(shared)];
+    expect((await readDonation(one, OTHER_CLIENT_SECRET)).statusCode).toBe(404);
+    expect((await readDonation(other, OTHER_CLIENT_SECRET)).statusCode).toBe(404);
+    expect((await readDonation(one, OTHER_CLIENT_SECRET)).statusCode).toBe(404);
+    expect((await readDonation(other, OTHER_CLIENT_SECRET)).statusCode).toBe(429);
+    expect((await readDonation(one, OTHER_CLIENT_SECRET)).statusCode).toBe(429);
   });
 
   it('falls back to a per-process limit while Redis is down, neither open nor shut', async () => {
     const proxy = await TcpProxy.start(new URL(stack.config.redisUrl).host);
     const redis = new Redis(`redis://${proxy.address}`, {
-      keyPrefix: `${LIMITS.REDIS_KEY_PREFIX}outage:`,
+      keyPrefix: `${LIMITS.REDIS_KEY_PREFIX}outage-${randomUUID()}:`,
       maxRetriesPerRequest: 1,
       connectTimeout: 500,
       // Closed while Redis does not answer: ioredis waits this long for the socket before
