@@ -238,8 +238,8 @@ describe('midtrans adapter against the fake Core API', () => {
     await expect(midtrans.createPayment(usd)).rejects.toBeInstanceOf(ProviderRejected);
     await expect(midtrans.createPayment(gopay)).rejects.toBeInstanceOf(ProviderRejected);
     // These two orders were never charged (other tests' orders are theirs to count).
-    expect(fake.charges.get(usd.reference)).toBeUndefined();
-    expect(fake.charges.get(gopay.reference)).toBeUndefined();
+    expect(fake.charges.get(usd.donationId)).toBeUndefined();
+    expect(fake.charges.get(gopay.donationId)).toBeUndefined();
   });
 
   it('reads an expired transaction (407) as EXPIRED, and cancel answers what it can', async () => {
