@@ -7,8 +7,12 @@ import {
   reversalWorkflowId,
   WorkflowType,
 } from '../../workflows/contracts';
+import { donationStartOptions } from './donation-start-options';
 import type {
   DisputeEvent,
+  DonationInput,
+  DonationStatus,
+  DonationWorkflow,
   LatePaymentInput,
   LatePaymentWorkflow,
   PaymentRef,
@@ -26,9 +30,10 @@ export interface StartedOnce {
 
 /**
  * Starts the workflows that follow money after a donation's own workflow: one per provider
- * refund or dispute, one per late payment, one per operator refund request. Every ID derives from
- * the donation and the provider's ids, so the webhook intake, reconciliation, the ops CLI and
- * activities can all call these without ever starting one twice.
+ * refund or dispute, one per late payment, one per operator refund request, and a stuck
+ * donation's workflow again. Every ID derives from the donation and the provider's ids, so the
+ * webhook intake, reconciliation, the ops CLI and activities can all call these without ever
+ * starting one twice. (The edge's own start, update-with-start, is in early-return-start.ts.)
  */
 export class FollowUpWorkflows {
   constructor(
@@ -82,6 +87,28 @@ export class FollowUpWorkflows {
       input,
     );
     return workflowId;
+  }
+
+  /**
+   * Starts a stuck donation's workflow again under its own ID, its last run being closed; false
+   * when a running one (an edge or an operator got there first) wins. `memo` marks who did it.
+   */
+  async handBack(
+    input: DonationInput,
+    status: DonationStatus,
+    memo: Record<string, unknown>,
+  ): Promise<boolean> {
+    try {
+      await this.temporal.workflow.start<DonationWorkflow>(WorkflowType.donation, {
+        ...donationStartOptions(input, this.taskQueue, { status, memo }),
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+      throw error;
+    }
   }
 
   private async startOnce<W extends LatePaymentWorkflow | RefundRequestWorkflow>(

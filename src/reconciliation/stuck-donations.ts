@@ -1,12 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import { donationStartOptions } from '../donations/donation-start-options';
 import type { DonationRepository } from '../donations/donation-repository';
+import type { FollowUpWorkflows } from '../donations/follow-up-workflows';
 import type { ProviderRegistry } from '../providers/payment-provider';
 import { verifiesWithProvider } from '../providers/provider-verification';
 import type { OverdueDonation, ReconciliationRepository } from './reconciliation-repository';
-import { WorkflowType } from '../../workflows/contracts';
-import type { DonationInput, DonationWorkflow, StuckDecision } from '../../workflows/contracts';
+import type { DonationInput, StuckDecision } from '../../workflows/contracts';
 
 export interface StuckDonationsDeps {
   repository: ReconciliationRepository;
@@ -15,6 +14,7 @@ export interface StuckDonationsDeps {
   taskQueue: string;
   providers: ProviderRegistry;
   donations: DonationRepository;
+  followUps: FollowUpWorkflows;
   paymentTimeoutSeconds: number;
   settleHorizonSeconds: number;
   graceSeconds: number;
@@ -148,20 +148,6 @@ export class StuckDonations {
       // The donation's own request id, so the new run's lines join the first run's.
       correlationId: donation.correlationId ?? `reconciliation:${runId}`,
     };
-    try {
-      await this.deps.temporal.workflow.start<DonationWorkflow>(WorkflowType.donation, {
-        ...donationStartOptions(input, this.deps.taskQueue, {
-          status: donation.status,
-          memo: { [HANDED_BACK_BY]: runId },
-        }),
-        // The previous run is closed; a running one (an edge or operator got there first) wins.
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
-      });
-      return true;
-    } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
-      throw error;
-    }
+    return this.deps.followUps.handBack(input, donation.status, { [HANDED_BACK_BY]: runId });
   }
 }

@@ -112,6 +112,7 @@ export function createServices(config: Config, resources: Resources): Services {
       stuck: new StuckDonations({
         repository: reconciliation,
         donations,
+        followUps,
         temporal,
         taskQueue,
         providers,
