@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, log, metricMeter } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  log,
+  metricMeter,
+} from '@temporalio/workflow';
 import type { DonationInput, DonationOutcome } from './contracts';
 import { DonationRun } from './donation-run';
 
@@ -19,11 +26,22 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
   return result;
 }
 
-/** The lifecycle, step by step: start, wait, then settle, or the deadline's own checks. */
+/**
+ * The lifecycle, step by step: start, wait, then settle, or the deadline's own checks. A step
+ * that failed for good (every activity's failure is bounded) ends the donation in NEEDS_REVIEW,
+ * where an operator sees it, never in a step retried forever.
+ */
 async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   const donation = new DonationRun(input);
   const ended = await donation.start();
   if (ended) return ended;
-  if (await donation.wait()) return donation.settle();
-  return donation.deadline();
+  try {
+    if (await donation.wait()) return await donation.settle();
+    return await donation.deadline();
+  } catch (error) {
+    // A local activity's final failure reaches the workflow as its ApplicationFailure itself.
+    if (!(error instanceof ActivityFailure || error instanceof ApplicationFailure)) throw error;
+    log.warn('a donation step failed for good', { error: error.message });
+    return donation.finish('NEEDS_REVIEW', 'step-failed-for-good');
+  }
 }

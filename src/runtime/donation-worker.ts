@@ -7,6 +7,7 @@ import {
 } from '../../activities';
 import type { Config } from '../config/config';
 import type { ProviderRegistry } from '../providers/payment-provider';
+import { permanentFailureInterceptor } from '../temporal/permanent-failure-interceptor';
 import { activityMetricsInterceptor } from '../temporal/activity-metrics-interceptor';
 import { correlationActivityInterceptor } from '../temporal/correlation-interceptor';
 import { createDataConverter } from '../temporal/payload-codec';
@@ -101,7 +102,11 @@ export async function createDonationWorker(
       ...createReconciliationActivities(reconciliation),
     },
     interceptors: {
-      activity: [correlationActivityInterceptor, activityMetricsInterceptor(metrics)],
+      activity: [
+        correlationActivityInterceptor,
+        activityMetricsInterceptor(metrics),
+        permanentFailureInterceptor,
+      ],
     },
     workflowBundle,
     ...tuningOptions(options.tuning),

@@ -1,3 +1,4 @@
+import { refundIdempotencyKey } from '../../src/providers/refund-keys';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { LateDecision } from '../../activities/reversal-activities';
@@ -198,7 +199,7 @@ describe('late payment workflow on the real ledger', () => {
     expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([['DONATION', AMOUNT]]);
     expect(real.refunds.slice(before)).toEqual([
       {
-        idempotencyKey: `${seeded.donationId}-refund-late-payment`,
+        idempotencyKey: refundIdempotencyKey(seeded.donationId, 'late-payment'),
         providerReference: REFERENCE,
         amount: AMOUNT,
         currency: 'IDR',

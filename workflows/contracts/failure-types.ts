@@ -12,6 +12,10 @@ export const FailureType = {
   AlreadyDecided: 'AlreadyDecided',
   /** The provider cannot do this for this payment (e.g. refund a virtual-account payment). */
   NotSupported: 'NotSupported',
+  /** Postgres can never store the input (SQLSTATE class 22, a check constraint). */
+  InvalidData: 'InvalidData',
+  /** A failure no one mapped, the same after every attempt of a bounded number. */
+  Permanent: 'PermanentFailure',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
@@ -45,4 +49,6 @@ export type EndingReason =
   | 'canceled-at-provider'
   | 'no-payment-before-deadline'
   | 'payment-unsettled-after-horizon'
+  /** A step failed for good (src/temporal/permanent-failure-interceptor.ts). */
+  | 'step-failed-for-good'
   | `paid ${number} ${string}, expected ${number} ${string}`;
