@@ -12,7 +12,7 @@ import {
 } from '../support/donations';
 import { TcpProxy } from '../support/tcp-proxy';
 import { spawnWorker } from '../support/worker-process';
-import { createCampaign, donationBody, startStack } from '../support/stack';
+import { createCampaign, donationBody, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 import { testState } from '../support/test-env';
 
@@ -145,24 +145,64 @@ describe('outages in the middle of a donation', () => {
 
   it('finishes once when the worker is killed mid-flight and another one starts', async () => {
     const stack = await startStack({ autoPayMs: -1, noWorker: true });
-    let worker = await spawnWorker(stack);
+    // The first worker reaches the provider through a proxy that loses the provider's answers.
+    const gateway = await TcpProxy.start(new URL(stack.simulatorUrl).host);
+    gateway.set('drop-downstream');
+    const first = await spawnWorker(stack, { env: { SIMULATOR_URL: `http://${gateway.address}` } });
+    let worker = first;
     try {
       const campaignId = await createCampaign(stack.db);
       const key = `worker-crash-${Date.now()}`;
       const id = deriveUuid(clientAScope(key));
-      expect((await postDonation(stack.apiUrl, key, donationBody(campaignId))).status).toBe(202);
+      const accepted = postDonation(stack.apiUrl, key, donationBody(campaignId));
+      const handle = stack.temporal.workflow.getHandle(donationWorkflowId(id));
 
-      await worker.kill9();
-      stack.simulator.transition(stack.simulator.paymentByReference(id)?.id ?? '', 'settled');
+      // Mid-flight: the provider made the payment, the worker never heard so (no step result
+      // in the history, no reference on the row) and is still in the step.
+      const created = await eventually(async () => stack.simulator.paymentByReference(id));
+      const history = await handle.fetchHistory();
+      expect(
+        history.events?.filter((e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED),
+      ).toEqual([]);
+      expect(
+        await stack.db
+          .selectFrom('donations')
+          .select(['status', 'provider_reference'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow(),
+      ).toEqual({ status: 'PENDING', provider_reference: null });
+      expect(stack.simulator.chargeCount(`${id}:create`)).toBe(1);
+
+      await first.kill9();
+      // The donor pays while no worker runs; the notification waits in the workflow's history.
+      stack.simulator.transition(created.id, 'settled');
       worker = await spawnWorker(stack);
 
-      await waitForStatus(stack, id, 'CONFIRMED', 60_000);
+      // The new worker repeated the step and got the same payment back, not a second one.
+      const reference = await eventually(async () => {
+        const row = await stack.db
+          .selectFrom('donations')
+          .select('provider_reference')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        return row.provider_reference ?? undefined;
+      }, 60_000);
+      expect(reference).toBe(created.id);
+      await waitForStatus(stack, id, 'CONFIRMED');
+      expect(await handle.result()).toMatchObject({ status: 'CONFIRMED', credited: true });
+      expect((await accepted).status).toBe(202);
       const effects = await effectsOf(stack, id);
-      expect(effects.ledger).toHaveLength(1);
+      expect(effects.ledger).toEqual([{ entry_type: 'DONATION', amount: 50_000 }]);
       expect(effects).toMatchObject({ donations: 1, workflows: 1, charges: 1 });
+      expect(await totalsOf(stack, campaignId)).toEqual({
+        confirmed_amount: 50_000,
+        donation_count: 1,
+      });
     } finally {
-      await worker.stop();
+      // A first worker still in its step would hold a graceful shutdown until the step's end.
+      await (worker === first ? first.kill9() : worker.stop());
       await stack.stop();
+      await gateway.close();
     }
   }, 120_000);
 });

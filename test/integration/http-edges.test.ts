@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config';
 import type { Config } from '../../src/config/config';
 import { buildApp } from '../../src/runtime/api-app';
 import { createMetrics } from '../../src/observability/metrics';
 import { createProviders } from '../../src/runtime/open-resources';
-import { CLIENT_SECRET, startStack } from '../support/stack';
+import {
+  CLIENT_SECRET,
+  createCampaign,
+  donationBody,
+  eventually,
+  startStack,
+} from '../support/stack';
+import { postDonation } from '../support/donations';
+import { TcpProxy } from '../support/tcp-proxy';
+import { testState } from '../support/test-env';
 import type { Stack } from '../support/stack';
 import { productionEnv } from '../support/production-env';
 import { headersNamed, helmetHeaders } from '../support/helmet-headers';
@@ -17,8 +25,9 @@ const METRICS_TOKEN = 'scrape-token-0123456789';
 
 /**
  * The HTTP server's edges on the real app: slow clients are cut, responses carry the API's
- * security headers and pages Helmet's, /metrics wants its token, /docs is off in production, logs are redacted, and the
- * simulator's webhook route exists only where the simulator is the provider.
+ * security headers and pages Helmet's, /metrics wants its token, /docs is off in production, a
+ * failing request's log lines keep its secrets out, and the simulator's webhook route exists
+ * only where the simulator is the provider.
  */
 describe('HTTP edges', () => {
   let stack: Stack;
@@ -32,8 +41,8 @@ describe('HTTP edges', () => {
     await stack.stop();
   });
 
-  /** Another app on the stack's resources, configured by `config`, logging into `lines`. */
-  const appWith = (config: Config, lines: string[] = []): Promise<FastifyInstance> =>
+  /** Another app on the stack's resources, configured by `config`. */
+  const appWith = (config: Config): Promise<FastifyInstance> =>
     buildApp({
       config,
       db: stack.db,
@@ -43,15 +52,7 @@ describe('HTTP edges', () => {
       providers: createProviders(config),
       defaultProvider: config.payments.provider,
       metrics: createMetrics(),
-      logger: {
-        level: 'info',
-        stream: new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            lines.push(chunk.toString());
-            done();
-          },
-        }),
-      },
+      logger: false,
     });
 
   it('cuts a client that trickles its body at the request timeout, with a 408', async () => {
@@ -181,27 +182,65 @@ describe('HTTP edges', () => {
     }
   });
 
-  it('redacts credentials, cookies and e-mail addresses from its log lines', async () => {
+  it('keeps credentials, keys and e-mail addresses out of the lines of a failing donation', async () => {
+    // The app's own logger options (its redaction included) on an API that reaches neither
+    // Temporal nor Postgres: the donation fails, and the app logs the error it met.
     const lines: string[] = [];
-    const app = await appWith(stack.config, lines);
-    try {
-      app.log.info(
-        {
-          request: { headers: { authorization: `Bearer ${CLIENT_SECRET}`, cookie: 'session=abc' } },
-          donation: { donor: { email: 'ani@example.com', name: 'Ani' } },
-          email: 'budi@example.com',
+    const temporal = await TcpProxy.start(testState().temporalAddress);
+    const postgres = await TcpProxy.start('127.0.0.1:5432');
+    temporal.set('refuse');
+    postgres.set('refuse');
+    const apiDatabaseUrl = new URL(testState().databaseUrl);
+    apiDatabaseUrl.port = String(postgres.port);
+    const failing = await startStack({
+      noWorker: true,
+      apiTemporalAddress: temporal.address,
+      apiDatabaseUrl: apiDatabaseUrl.toString(),
+      apiLogger: {
+        level: 'info',
+        stream: {
+          write: (line: string) => {
+            lines.push(line);
+          },
         },
-        'redaction probe',
+      },
+      env: { EARLY_RETURN_MS: '1000', TEMPORAL_REQUEST_TIMEOUT_MS: '1000' },
+    });
+    try {
+      const campaignId = await createCampaign(failing.db);
+      const key = `redact-key-${randomUUID()}`;
+      const email = `donor-${randomUUID()}@example.com`;
+      const body = donationBody(campaignId);
+      const response = await postDonation(
+        failing.apiUrl,
+        key,
+        { ...body, donor: { ...body.donor, email } },
+        { cookie: 'session=cookie-secret-42' },
       );
-      const line = lines.find((l) => l.includes('redaction probe')) ?? '';
-      expect(JSON.parse(line)).toMatchObject({
-        request: { headers: { authorization: '[redacted]', cookie: '[redacted]' } },
-        donation: { donor: { email: '[redacted]', name: 'Ani' } },
-        email: '[redacted]',
-      });
-      expect(lines.join('')).not.toMatch(/example\.com|session=abc|secret-a/);
+      expect(response.status).toBe(503);
+      const requestId = response.headers.get('x-request-id');
+      const own = () =>
+        lines
+          .map((line) => JSON.parse(line) as { reqId?: string; msg?: string; err?: object })
+          .filter((line) => line.reqId === requestId);
+      // The request's real lines (the last one is written once the answer went out).
+      await eventually(
+        async () => own().some((line) => line.msg === 'request completed') || undefined,
+      );
+      expect(own().map((line) => line.msg)).toEqual([
+        'incoming request',
+        'dependency unavailable',
+        'request completed',
+      ]);
+      expect(own()[1]?.err).toMatchObject({ type: 'DatabaseUnavailableError' });
+      const written = lines.join('');
+      for (const secret of [CLIENT_SECRET, key, email, 'cookie-secret-42']) {
+        expect(written).not.toContain(secret);
+      }
     } finally {
-      await app.close();
+      await failing.stop();
+      await temporal.close();
+      await postgres.close();
     }
   });
 });

@@ -5,15 +5,20 @@ import type { Stack } from './stack';
 /**
  * Runs the real worker entry point as a child process on the stack's task queue, so a test can
  * kill it with SIGKILL mid-flight and start another. Its metrics endpoint is off unless the
- * test gives it a port (test files run in parallel; a fixed port would collide).
+ * test gives it a port (test files run in parallel; a fixed port would collide). `env` overrides
+ * the rest (a test routes the worker's provider calls through a proxy it can cut).
  */
 export function spawnWorker(
   stack: Stack,
-  options: { metricsPort?: number } = {},
+  options: { metricsPort?: number; env?: Record<string, string> } = {},
 ): Promise<ChildEntry> {
   return spawnEntry(
     'worker',
-    { ...workerEnv(stack), WORKER_METRICS_PORT: String(options.metricsPort ?? 0) },
+    {
+      ...workerEnv(stack),
+      WORKER_METRICS_PORT: String(options.metricsPort ?? 0),
+      ...options.env,
+    },
     (line) => line.includes('worker polling'),
   );
 }
