@@ -1,3 +1,4 @@
+import { refundIdempotencyKey } from '../../src/providers/refund-keys';
 import type { Client } from '@temporalio/client';
 import { DonationRepository } from '../../src/donations/donation-repository';
 import { FollowUpWorkflows } from '../../src/donations/follow-up-workflows';
@@ -139,7 +140,7 @@ describe('late payments', () => {
     await waitForStatus(stack, id, 'REFUNDED');
     const refunds = stack.simulator.payment(payment)?.refunds ?? [];
     expect(refunds).toEqual([expect.objectContaining({ status: 'succeeded', amount: 35_000 })]);
-    expect(stack.simulator.refundCount(`${id}-refund-late-payment`)).toBe(1);
+    expect(stack.simulator.refundCount(refundIdempotencyKey(id, 'late-payment'))).toBe(1);
     expect(await ledgerWith(stack, id, 2)).toEqual([
       ledgerEntry('DONATION', '', 35_000),
       ledgerEntry('REFUND', refunds[0]?.id ?? '', -35_000),
