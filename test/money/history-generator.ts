@@ -50,11 +50,11 @@ function paymentSteps(b: Builder): void {
   const processing = caps.processing && rng.chance(0.3);
   if (processing) b.push({ kind: 'payment', to: 'processing' });
   const first = rng.weighted<PaymentMove | 'none'>([
-    ['settled', 45],
+    ['settled', caps.pays.settled],
     ['declined', can('declined') ? 12 : 0],
     ['canceled', processing || !can('canceled') ? 0 : 8],
     ['expired', processing || !can('expired') ? 0 : 8],
-    ['none', 27],
+    ['none', caps.pays.none],
   ]);
   if (first !== 'none') b.push({ kind: 'payment', to: first });
   // A success right behind a failure: PAID after any failure is accepted.

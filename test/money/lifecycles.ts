@@ -9,6 +9,8 @@ export interface Lifecycles {
   method: string;
   /** A payment can sit `processing`, so the deadline's cancel is refused (the horizon path). */
   processing: boolean;
+  /** Weights of paying in time and of not paying before the deadline (the rest: failures). */
+  pays: { settled: number; none: number };
   /** Final failures a donor or bank can cause while the payment is open. */
   failures: readonly PaymentMove[];
   /** A payment can still succeed after it failed or galang closed it. */
@@ -38,6 +40,7 @@ const ALL_STARTS: readonly RefundStart[] = ['pending', 'succeeded', 'denied'];
 const simulator: Lifecycles = {
   method: 'qris',
   processing: true,
+  pays: { settled: 45, none: 27 },
   failures: ['declined', 'canceled', 'expired'],
   latePayment: true,
   mismatch: true,
@@ -59,6 +62,8 @@ const simulator: Lifecycles = {
 const stripe: Lifecycles = {
   ...simulator,
   method: 'card',
+  // Fewer ways to fail than the simulator's: most histories pay, so reversals get walked.
+  pays: { settled: 70, none: 15 },
   failures: [],
   latePayment: false,
   mismatch: false,
@@ -73,6 +78,7 @@ const midtrans: Lifecycles = {
   ...simulator,
   method: 'qris',
   processing: false,
+  pays: { settled: 70, none: 15 },
   failures: ['declined', 'expired'],
   latePayment: false,
   mismatch: false,
@@ -100,6 +106,7 @@ const xendit: Lifecycles = {
   ...simulator,
   method: 'card',
   processing: false,
+  pays: { settled: 70, none: 15 },
   failures: ['expired'],
   latePayment: false,
   mismatch: false,
