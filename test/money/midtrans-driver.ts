@@ -130,7 +130,8 @@ class MidtransCase implements CaseProvider {
       this.marks.get(of) ?? [],
       this.marks.get(of + 1),
     );
-    if (sent.length === 0) throw new Error(`step ${of} notified nothing`);
+    // Nothing to send again: a refund the bank denied is answered, never notified.
+    if (sent.length === 0) return `step ${of} notified nothing: nothing to redeliver`;
     const answers: string[] = [];
     for (const delivery of sent) {
       const status = (JSON.parse(delivery.delivery.body) as Transaction).transaction_status;

@@ -106,8 +106,12 @@ class CaseRun {
         // Operators' keys are scoped to the route, not the donation: unique per case.
         const key = `${this.ids.key}-${step.requestKey}`;
         this.operatorRequests.set(step.refund, { key, body });
-        await this.operatorRefund(step.refund);
-        const id = await this.provider.afterOperatorRefund(step, at, this.waitMs());
+        const workflowId = await this.operatorRefund(step.refund);
+        const watch = { done: false };
+        const id = await Promise.race([
+          this.provider.afterOperatorRefund(step, at, this.waitMs()),
+          this.requestEnds(workflowId, watch),
+        ]).finally(() => (watch.done = true));
         this.ids.names.set(step.refund, id);
         return;
       }
@@ -129,7 +133,29 @@ class CaseRun {
     }
   }
 
-  private async operatorRefund(name: string): Promise<void> {
+  /**
+   * Rejects once the operator's refund request workflow has ended and, a little later, the
+   * provider still holds no refund of it (galang gave up before asking): a fast, clear failure.
+   */
+  private async requestEnds(workflowId: string | undefined, watch: { done: boolean }) {
+    if (workflowId === undefined) return new Promise<never>(() => undefined);
+    const handle = this.ctx.stack.temporal.workflow.getHandle(workflowId);
+    for (let endedAt: number | undefined; !watch.done; ) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const { status } = await handle.describe().catch(() => ({ status: { name: 'UNKNOWN' } }));
+      if (status.name === 'RUNNING' || status.name === 'UNKNOWN') continue;
+      endedAt ??= Date.now();
+      if (Date.now() - endedAt < 5_000) continue;
+      const result: unknown = status.name === 'COMPLETED' ? await handle.result() : status.name;
+      throw new Error(
+        `the refund request ${workflowId} ended ${JSON.stringify(result)} and no refund reached the provider`,
+      );
+    }
+    return new Promise<never>(() => undefined);
+  }
+
+  /** Posts the operator's refund; answers the request workflow's id from the 202. */
+  private async operatorRefund(name: string): Promise<string | undefined> {
     const request = this.operatorRequests.get(name);
     if (!request) throw new Error(`no operator refund ${name}`);
     const { status, text } = await postOperatorRefund(
@@ -139,6 +165,7 @@ class CaseRun {
     );
     this.note(`   POST …/refunds → ${status} ${text.slice(0, 120)}`);
     if (status !== 202) throw new Error(`the operator's refund was refused: ${status} ${text}`);
+    return (JSON.parse(text) as { workflowId?: string }).workflowId;
   }
 
   /** Long enough for a deadline, a horizon and a reset's rerun under a contended machine. */

@@ -85,7 +85,8 @@ class XenditCase implements CaseProvider {
       this.marks.get(of) ?? [],
       this.marks.get(of + 1),
     );
-    if (sent.length === 0) throw new Error(`step ${of} notified nothing`);
+    // Nothing to send again: a new refund is answered PENDING, never notified.
+    if (sent.length === 0) return `step ${of} notified nothing: nothing to redeliver`;
     const answers: string[] = [];
     for (const delivery of sent) {
       const body = JSON.parse(delivery.delivery.body) as { event?: string; status?: string };
