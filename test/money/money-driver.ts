@@ -140,7 +140,7 @@ class CaseRun {
   private async requestEnds(workflowId: string | undefined, watch: { done: boolean }) {
     if (workflowId === undefined) return new Promise<never>(() => undefined);
     const handle = this.ctx.stack.temporal.workflow.getHandle(workflowId);
-    for (let endedAt: number | undefined; !watch.done; ) {
+    for (let endedAt: number | undefined; !watch.done;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const { status } = await handle.describe().catch(() => ({ status: { name: 'UNKNOWN' } }));
       if (status.name === 'RUNNING' || status.name === 'UNKNOWN') continue;
