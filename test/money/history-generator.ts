@@ -164,7 +164,7 @@ function dispute(b: Builder): void {
 }
 
 /** Steps that move no money, inserted among the others: duplicates, resets, a killed worker. */
-function adversity(rng: Rng, steps: readonly HistoryStep[]): HistoryStep[] {
+function adversity(rng: Rng, steps: readonly HistoryStep[], caps: Lifecycles): HistoryStep[] {
   const notifying = steps.flatMap((step, i) =>
     ['payment', 'refund', 'operator-refund', 'refund-update', 'dispute', 'dispute-update'].includes(
       step.kind,
@@ -201,6 +201,19 @@ function adversity(rng: Rng, steps: readonly HistoryStep[]): HistoryStep[] {
   }
   if (rng.chance(0.2))
     inserts.push({ at: rng.int(0, steps.length), step: { kind: 'kill-worker' } });
+  // Drawn last, so the simulator's histories (no fault knobs) stay as they were.
+  const faults = caps.faults
+    ? rng.weighted([
+        [0, 50],
+        [1, 35],
+        [2, 15],
+      ])
+    : 0;
+  for (let i = 0; i < faults; i++) {
+    const call = rng.pick(['read', 'cancel', 'refund'] as const);
+    const status = rng.pick([429, 500, 503] as const);
+    inserts.push({ at: rng.int(0, steps.length), step: { kind: 'provider-fault', call, status } });
+  }
 
   // Rebuild, renumbering the steps a redelivery points at.
   const out: HistoryStep[] = [];
@@ -255,7 +268,7 @@ export function generateHistory(seed: number, index: number, profile: ProviderPr
     profile,
     amount,
     ...(paidAmount === undefined ? {} : { paidAmount }),
-    steps: adversity(rng, b.steps),
+    steps: adversity(rng, b.steps, caps),
   };
   expectedMoney(history); // the whole history, adversity included, must still be valid
   return history;

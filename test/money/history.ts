@@ -68,6 +68,8 @@ export type HistoryStep =
    * state under a new message id after later ones (`stale`, a reordering).
    */
   | { kind: 'redeliver'; step: number; mode: 'duplicate' | 'stale' }
+  /** The provider's next answer to galang's `call` on this payment is a 5xx or a 429. */
+  | { kind: 'provider-fault'; call: 'read' | 'cancel' | 'refund'; status: 429 | 500 | 503 }
   /** An operator resets the donation's workflow to its first or last completed workflow task. */
   | { kind: 'reset'; to: 'first-task' | 'last-task' }
   /** The worker dies and a new one takes over. */
@@ -112,6 +114,8 @@ export function describeStep(step: HistoryStep): string {
       return `provider: dispute ${step.dispute} → ${step.to}`;
     case 'redeliver':
       return `the notification of step ${step.step} again (${step.mode})`;
+    case 'provider-fault':
+      return `provider: answers galang's next ${step.call} of this payment ${step.status}`;
     case 'reset':
       return `operator: reset the donation workflow to its ${step.to}`;
     case 'kill-worker':

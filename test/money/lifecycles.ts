@@ -33,6 +33,8 @@ export interface Lifecycles {
   disputes: 'decided' | 'chargeback' | 'none';
   /** A settled payment can be reversed (settlement → deny). */
   reversal: boolean;
+  /** The provider's API can be made to answer 5xx or 429 (the stand-ins' fault knobs). */
+  faults: boolean;
 }
 
 const ALL_STARTS: readonly RefundStart[] = ['pending', 'succeeded', 'denied'];
@@ -52,6 +54,7 @@ const simulator: Lifecycles = {
   onePendingRefund: false,
   disputes: 'decided',
   reversal: false,
+  faults: false,
 };
 
 /**
@@ -62,6 +65,7 @@ const simulator: Lifecycles = {
 const stripe: Lifecycles = {
   ...simulator,
   method: 'card',
+  faults: true,
   // Fewer ways to fail than the simulator's: most histories pay, so reversals get walked.
   pays: { settled: 70, none: 15 },
   failures: [],
@@ -77,6 +81,7 @@ const stripe: Lifecycles = {
 const midtrans: Lifecycles = {
   ...simulator,
   method: 'qris',
+  faults: true,
   processing: false,
   pays: { settled: 70, none: 15 },
   failures: ['declined', 'expired'],
@@ -105,6 +110,7 @@ const midtransEchannel: Lifecycles = {
 const xendit: Lifecycles = {
   ...simulator,
   method: 'card',
+  faults: true,
   processing: false,
   pays: { settled: 70, none: 15 },
   failures: ['expired'],

@@ -63,6 +63,15 @@ class MidtransCase implements CaseProvider {
       case 'payment-reversed':
         midtrans.reverse(this.orderId);
         return;
+      case 'provider-fault': {
+        const call = { read: 'status', cancel: 'cancel', refund: 'refund' }[step.call];
+        const method = step.call === 'read' ? 'GET' : 'POST';
+        midtrans.faults.add(`${method} /v2/${this.transactionId}/${call}`, {
+          kind: 'status',
+          status: step.status,
+        });
+        return;
+      }
       case 'refund': {
         const key = `dash-${step.refund}-${this.orderId.slice(0, 8)}`;
         const answer = await this.driver.dashboardRefund(this.orderId, key, step.amount);

@@ -88,6 +88,7 @@ class CaseRun {
       case 'refund-update':
       case 'dispute':
       case 'dispute-update':
+      case 'provider-fault':
         await this.provider.perform(step, at);
         return;
       case 'deadline':

@@ -12,7 +12,13 @@ export type ProviderStep = Extract<
   HistoryStep,
   {
     kind:
-      'payment' | 'payment-reversed' | 'refund' | 'refund-update' | 'dispute' | 'dispute-update';
+      | 'payment'
+      | 'payment-reversed'
+      | 'refund'
+      | 'refund-update'
+      | 'dispute'
+      | 'dispute-update'
+      | 'provider-fault';
   }
 >;
 export type OperatorRefundStep = Extract<HistoryStep, { kind: 'operator-refund' }>;

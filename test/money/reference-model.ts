@@ -121,6 +121,7 @@ export class MoneyModel {
         this.decideDispute(step.dispute, step.to);
         break;
       case 'operator-refund-retry':
+      case 'provider-fault':
       case 'redeliver':
       case 'reset':
       case 'kill-worker':

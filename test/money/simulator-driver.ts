@@ -61,7 +61,8 @@ class SimulatorCase implements CaseProvider {
         return;
       }
       case 'payment-reversed':
-        throw new Error('the simulator reverses no settlement');
+      case 'provider-fault':
+        throw new Error(`the simulator has no ${step.kind}`);
       case 'refund': {
         this.replan(refundPlans[step.start]);
         const refund = await this.call<{ id: string }>(`/test/payments/${paymentId}/refunds`, {

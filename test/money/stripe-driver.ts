@@ -57,6 +57,15 @@ class StripeCase implements CaseProvider {
         break;
       case 'payment-reversed':
         throw new Error('Stripe reverses no settlement');
+      case 'provider-fault': {
+        const path = {
+          read: `GET /v1/payment_intents/${intentId}`,
+          cancel: `POST /v1/payment_intents/${intentId}/cancel`,
+          refund: 'POST /v1/refunds',
+        }[step.call];
+        stripe.faults.add(path, { kind: 'status', status: step.status });
+        break;
+      }
       case 'refund': {
         // A card refund usually succeeds at once: created `succeeded`, an endpoint older than
         // 2024-10-28 hears of it only through charge.refunded (issue 22 item 11).

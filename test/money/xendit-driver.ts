@@ -59,6 +59,15 @@ class XenditCase implements CaseProvider {
         if (step.to === 'succeeded') xendit.settleRefund(this.named(step.refund));
         else xendit.failRefund(this.named(step.refund));
         return;
+      case 'provider-fault': {
+        const path = {
+          read: `GET /v2/invoices/${this.invoiceId}`,
+          cancel: `POST /invoices/${this.invoiceId}/expire!`,
+          refund: 'POST /refunds',
+        }[step.call];
+        xendit.faults.add(path, { kind: 'status', status: step.status });
+        return;
+      }
       case 'payment-reversed':
       case 'dispute':
       case 'dispute-update':
