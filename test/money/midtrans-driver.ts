@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import type { MidtransStandin } from '../support/standins/midtrans';
 import type { History, ProviderProfile } from './history';
-import type { CaseIds } from './money-observe';
+import type { CaseIds } from './case-ids';
 import type {
   CaseProvider,
   OperatorRefundStep,

@@ -14,7 +14,7 @@ import { describeHistory, describeStep } from './history';
 import { MoneyModel, expectedMoney } from './reference-model';
 import { debugLines } from './case-debug';
 import { compare, observe, waitUntilQuiet } from './money-observe';
-import type { CaseIds } from './money-observe';
+import type { CaseIds } from './case-ids';
 import {
   resetDonationWorkflow,
   waitForDeadlineTimer,

@@ -6,18 +6,10 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { donationWorkflowId, getStateQuery, reversalWorkflowId } from '../../workflows/contracts';
 import type { ReversalResult } from '../../workflows/contracts';
 import type { WebhookEvent } from '../../src/providers/payment-provider';
+import type { CaseIds } from './case-ids';
 import type { DriverContext } from './driver-context';
 import type { Expected } from './expected';
 import { sortEntries } from './expected';
-
-/** The ids one case learns as it runs: logical names (`r1`, `d1`) to the provider's ids. */
-export interface CaseIds {
-  key: string;
-  donationId: string;
-  campaignId: string;
-  providerReference: string | undefined;
-  names: Map<string, string>;
-}
 
 export interface Observed {
   status: string;

@@ -5,7 +5,7 @@
  * resets, a killed worker) are the same for all (money-driver.ts).
  */
 import type { History, HistoryStep, ProviderProfile } from './history';
-import type { CaseIds } from './money-observe';
+import type { CaseIds } from './case-ids';
 
 /** The steps a provider performs itself. */
 export type ProviderStep = Extract<

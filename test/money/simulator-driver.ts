@@ -5,7 +5,7 @@
 import type { PaymentPlan, PaymentSimulator } from '../../src/providers/simulator/simulator-server';
 import type { SimulatorPayment } from '../../src/providers/simulator/simulator-protocol';
 import type { History, ProviderProfile, RefundStart } from './history';
-import type { CaseIds } from './money-observe';
+import type { CaseIds } from './case-ids';
 import type {
   CaseProvider,
   OperatorRefundStep,

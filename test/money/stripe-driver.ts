@@ -7,7 +7,7 @@ import { toStripeAmount } from '../../src/providers/stripe/stripe-amounts';
 import { stripeStandinSignature, unix } from '../support/standins/stripe-objects';
 import type { StripeStandin } from '../support/standins/stripe';
 import type { History, ProviderProfile } from './history';
-import type { CaseIds } from './money-observe';
+import type { CaseIds } from './case-ids';
 import type {
   CaseProvider,
   OperatorRefundStep,

@@ -5,7 +5,7 @@
  */
 import type { XenditStandin } from '../support/standins/xendit';
 import type { History, ProviderProfile } from './history';
-import type { CaseIds } from './money-observe';
+import type { CaseIds } from './case-ids';
 import type {
   CaseProvider,
   OperatorRefundStep,
