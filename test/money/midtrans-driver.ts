@@ -15,6 +15,7 @@ import type {
   ProviderStep,
 } from './provider-driver';
 import { poll } from './provider-driver';
+import type { Watch } from './provider-driver';
 import type { Notifications } from './standin-notifications';
 
 type Transaction = NonNullable<ReturnType<MidtransStandin['transaction']>>;
@@ -105,13 +106,19 @@ class MidtransCase implements CaseProvider {
     if (step.start === 'denied') this.driver.midtrans.denyNextRefund(this.orderId);
   }
 
-  async afterOperatorRefund(step: OperatorRefundStep, _at: number, timeoutMs: number) {
+  async afterOperatorRefund(
+    step: OperatorRefundStep,
+    _at: number,
+    timeoutMs: number,
+    watch: Watch,
+  ) {
     const known = new Set(this.ids.names.values());
     await poll(
       () =>
         this.driver.refundCalls(this.orderId, this.transactionId) > this.refundCalls || undefined,
       timeoutMs,
       'the operator refund never reached Midtrans',
+      watch,
     );
     if (step.start === 'denied') {
       this.driver.denied.set(this.orderId, (this.driver.denied.get(this.orderId) ?? 0) + 1);
@@ -125,6 +132,7 @@ class MidtransCase implements CaseProvider {
           ?.refunds?.find((r) => !known.has(String(r.refund_chargeback_id))),
       timeoutMs,
       'the operator refund was never booked at Midtrans',
+      watch,
     );
     this.keys.set(step.refund, refund.refund_key);
     if (step.start === 'succeeded')
@@ -185,6 +193,7 @@ export class MidtransDriver implements ProviderDriver {
       headers: {
         authorization: `Basic ${Buffer.from(`${this.serverKey}:`).toString('base64')}`,
         'content-type': 'application/json',
+        'x-standin-control': 'dashboard',
       },
       body: JSON.stringify({ refund_key: key, amount, reason: 'dashboard' }),
     });

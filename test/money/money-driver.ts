@@ -110,7 +110,7 @@ class CaseRun {
         const workflowId = await this.operatorRefund(step.refund);
         const watch = { done: false };
         const id = await Promise.race([
-          this.provider.afterOperatorRefund(step, at, this.waitMs()),
+          this.provider.afterOperatorRefund(step, at, this.waitMs(), watch),
           this.requestEnds(workflowId, watch),
         ]).finally(() => (watch.done = true));
         this.ids.names.set(step.refund, id);

@@ -36,7 +36,12 @@ export interface CaseProvider {
   /** Arranges how the provider will answer the operator's refund, before it is posted. */
   beforeOperatorRefund(step: OperatorRefundStep): void;
   /** Finds the refund galang made and moves it to the step's start; answers its id. */
-  afterOperatorRefund(step: OperatorRefundStep, at: number, timeoutMs: number): Promise<string>;
+  afterOperatorRefund(
+    step: OperatorRefundStep,
+    at: number,
+    timeoutMs: number,
+    watch: Watch,
+  ): Promise<string>;
   /** Delivers what step `of` notified again; answers a line for the log. */
   redeliver(of: number, mode: 'duplicate' | 'stale'): Promise<string>;
 }
@@ -62,17 +67,23 @@ export interface ProviderDriver {
   refused(ids: CaseIds): { status: number; body: string }[];
 }
 
-/** Polls `find` until it answers, or throws `what` when the time is up. */
+/** Set `done` to stop a poll whose answer nobody waits for any more. */
+export interface Watch {
+  done: boolean;
+}
+
+/** Polls `find` until it answers, or throws `what` when the time is up or the watch is done. */
 export async function poll<T>(
   find: () => T | undefined | Promise<T | undefined>,
   timeoutMs: number,
   what: string,
+  watch: Watch = { done: false },
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await find();
     if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(what);
+    if (Date.now() > deadline || watch.done) throw new Error(what);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -11,8 +11,10 @@ import type {
   OperatorRefundStep,
   ProviderDriver,
   ProviderStep,
+  Watch,
 } from './provider-driver';
-import { control, newRefund, paymentMovePath, refundPlans } from './simulator-control';
+import { poll } from './provider-driver';
+import { control, paymentMovePath, refundPlans } from './simulator-control';
 import type { WebhookRecorder } from './webhook-recorder';
 
 function finalRefundStatus(start: RefundStart): string {
@@ -108,9 +110,15 @@ class SimulatorCase implements CaseProvider {
     step: OperatorRefundStep,
     at: number,
     timeoutMs: number,
+    watch: Watch,
   ): Promise<string> {
     const known = new Set(this.ids.names.values());
-    const id = await newRefund(this.simulator, this.paymentId ?? '', known, timeoutMs);
+    const id = await poll(
+      () => this.simulator.payment(this.paymentId ?? '')?.refunds.find((r) => !known.has(r.id))?.id,
+      timeoutMs,
+      'the operator refund never reached the provider',
+      watch,
+    );
     this.notified.set(at, { objectId: id, status: finalRefundStatus(step.start) });
     return id;
   }

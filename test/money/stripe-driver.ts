@@ -15,6 +15,7 @@ import type {
   ProviderStep,
 } from './provider-driver';
 import { poll } from './provider-driver';
+import type { Watch } from './provider-driver';
 import type { Notifications } from './standin-notifications';
 
 class StripeCase implements CaseProvider {
@@ -92,12 +93,18 @@ class StripeCase implements CaseProvider {
 
   beforeOperatorRefund(): void {}
 
-  async afterOperatorRefund(step: OperatorRefundStep, _at: number, timeoutMs: number) {
+  async afterOperatorRefund(
+    step: OperatorRefundStep,
+    _at: number,
+    timeoutMs: number,
+    watch: Watch,
+  ) {
     const known = new Set(this.ids.names.values());
     const refund = await poll(
       () => this.stripe.refunds.find((r) => r.payment_intent === this.intentId && !known.has(r.id)),
       timeoutMs,
       'the operator refund never reached Stripe',
+      watch,
     );
     this.start(refund.id, step.start);
     return refund.id;

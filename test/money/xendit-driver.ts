@@ -13,6 +13,7 @@ import type {
   ProviderStep,
 } from './provider-driver';
 import { poll } from './provider-driver';
+import type { Watch } from './provider-driver';
 import type { Notifications } from './standin-notifications';
 
 class XenditCase implements CaseProvider {
@@ -77,12 +78,18 @@ class XenditCase implements CaseProvider {
 
   beforeOperatorRefund(): void {}
 
-  async afterOperatorRefund(_step: OperatorRefundStep, _at: number, timeoutMs: number) {
+  async afterOperatorRefund(
+    _step: OperatorRefundStep,
+    _at: number,
+    timeoutMs: number,
+    watch: Watch,
+  ) {
     const known = new Set(this.ids.names.values());
     const refund = await poll(
       () => this.driver.xendit.refundsOf(this.invoiceId).find((r) => !known.has(r.id)),
       timeoutMs,
       'the operator refund never reached Xendit',
+      watch,
     );
     return refund.id;
   }
@@ -134,6 +141,7 @@ export class XenditDriver implements ProviderDriver {
       headers: {
         authorization: `Basic ${Buffer.from(`${this.secretKey}:`).toString('base64')}`,
         'content-type': 'application/json',
+        'x-standin-control': 'dashboard',
       },
       body: JSON.stringify({ invoice_id: invoiceId, amount, reason: 'OTHERS' }),
     });
