@@ -5,66 +5,11 @@
  */
 import type { History, HistoryStep, PaymentMove, ProviderProfile, RefundStart } from './history';
 import { MoneyModel, expectedMoney } from './reference-model';
+import { lifecyclesOf } from './lifecycles';
+import type { Lifecycles } from './lifecycles';
+import { Rng, caseSeed } from './rng';
 
-/** mulberry32: a small, fast 32-bit PRNG; the same seed gives the same numbers everywhere. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-/** One case's own seed, mixed from the run's seed and its index (so cases are independent). */
-export function caseSeed(seed: number, index: number): number {
-  let h = (seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** A run's seed: `MONEY_SEED` when given, else a fresh one (always printed by the caller). */
-export function runSeed(env: string | undefined): number {
-  if (env !== undefined && env !== '') {
-    const seed = Number(env);
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`MONEY_SEED ${env} is not a seed`);
-    return seed >>> 0;
-  }
-  return Math.floor(Math.random() * 4_294_967_296);
-}
-
-class Rng {
-  private readonly next: () => number;
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  /** An integer in [min, max]. */
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-  pick<T>(items: readonly T[]): T {
-    const item = items[Math.floor(this.next() * items.length)];
-    if (item === undefined) throw new Error('pick from nothing');
-    return item;
-  }
-  weighted<T>(choices: readonly (readonly [T, number])[]): T {
-    const total = choices.reduce((sum, [, w]) => sum + w, 0);
-    let roll = this.next() * total;
-    for (const [value, weight] of choices) {
-      roll -= weight;
-      if (roll < 0) return value;
-    }
-    const last = choices.at(-1);
-    if (!last) throw new Error('weighted pick from nothing');
-    return last[0];
-  }
-}
+export { caseSeed, mulberry32, runSeed } from './rng';
 
 const AMOUNTS = [10_000, 25_000, 40_000, 50_000, 75_000, 100_000];
 const UNIT = 1_000;
@@ -78,6 +23,7 @@ class Builder {
   constructor(
     readonly rng: Rng,
     readonly history: Pick<History, 'amount' | 'paidAmount'>,
+    readonly caps: Lifecycles,
   ) {
     this.model = new MoneyModel(history);
   }
@@ -99,19 +45,20 @@ class Builder {
 
 /** The payment's own lifecycle: in time, failed, expired at the deadline, past it, late. */
 function paymentSteps(b: Builder): void {
-  const { rng } = b;
-  const processing = rng.chance(0.3);
+  const { rng, caps } = b;
+  const can = (move: PaymentMove) => caps.failures.includes(move);
+  const processing = caps.processing && rng.chance(0.3);
   if (processing) b.push({ kind: 'payment', to: 'processing' });
   const first = rng.weighted<PaymentMove | 'none'>([
-    ['settled', 45],
-    ['declined', 12],
-    ['canceled', processing ? 0 : 8],
-    ['expired', processing ? 0 : 8],
-    ['none', 27],
+    ['settled', caps.pays.settled],
+    ['declined', can('declined') ? 12 : 0],
+    ['canceled', processing || !can('canceled') ? 0 : 8],
+    ['expired', processing || !can('expired') ? 0 : 8],
+    ['none', caps.pays.none],
   ]);
   if (first !== 'none') b.push({ kind: 'payment', to: first });
   // A success right behind a failure: PAID after any failure is accepted.
-  if (first !== 'none' && first !== 'settled' && rng.chance(0.15)) {
+  if (caps.latePayment && first !== 'none' && first !== 'settled' && rng.chance(0.15)) {
     b.push({ kind: 'payment', to: 'settled' });
     b.settle(); // credited late or in time, it is credited before a reversal asks
   }
@@ -120,7 +67,7 @@ function paymentSteps(b: Builder): void {
     if (b.model.view().phase === 'horizon') {
       const during = rng.weighted<PaymentMove | 'none'>([
         ['settled', 35],
-        ['declined', 15],
+        ['declined', can('declined') ? 15 : 0],
         ['none', 50],
       ]);
       if (during === 'none') b.push({ kind: 'horizon' });
@@ -128,7 +75,7 @@ function paymentSteps(b: Builder): void {
     }
   }
   const view = b.model.view();
-  if (view.payment !== 'settled' && rng.chance(0.4)) {
+  if (caps.latePayment && view.payment !== 'settled' && rng.chance(0.4)) {
     // A late success after the donation closed without it.
     b.push({ kind: 'payment', to: 'settled' });
     b.settle(); // a reversal must find it credited, not see it closed first
@@ -142,27 +89,30 @@ function refundAmount(rng: Rng, left: number): number {
 
 /** Ends one pending refund; a succeeded one may fail afterwards, as Stripe's can. */
 function endRefund(b: Builder, refund: string): void {
-  const to = b.rng.chance(0.7) ? 'succeeded' : 'failed';
+  const to = !b.caps.refundFails || b.rng.chance(0.7) ? 'succeeded' : 'failed';
   b.push({ kind: 'refund-update', refund, to });
   if (to === 'succeeded') maybeFailLater(b, refund);
 }
 
 function maybeFailLater(b: Builder, refund: string): void {
-  if (!b.rng.chance(0.12)) return;
+  if (!b.caps.refundFailsLater || !b.rng.chance(0.12)) return;
   b.settle(); // the success is posted before it is taken back
   b.push({ kind: 'refund-update', refund, to: 'failed' });
   b.settle(); // the amount is back before anything else is refunded against it
 }
 
 function oneRefund(b: Builder, operator: boolean): void {
-  const { rng } = b;
+  const { rng, caps } = b;
+  // The provider refuses a second refund while one is pending: end it first.
+  if (caps.onePendingRefund) for (const r of b.model.view().pendingRefunds) endRefund(b, r);
   const view = b.model.view();
   if (view.refundable < 1) return;
   const amount = refundAmount(rng, view.refundable);
+  const starts = operator ? caps.operatorRefundStarts : caps.providerRefundStarts;
   const start = rng.weighted<RefundStart>([
-    ['pending', 50],
-    ['succeeded', 35],
-    ['denied', 15],
+    ['pending', starts.includes('pending') ? 50 : 0],
+    ['succeeded', starts.includes('succeeded') ? 35 : 0],
+    ['denied', starts.includes('denied') ? 15 : 0],
   ]);
   if (operator) {
     b.settle(); // the API refunds what it sees credited
@@ -182,7 +132,7 @@ function oneRefund(b: Builder, operator: boolean): void {
 function refunds(b: Builder, count: number): void {
   for (let i = 0; i < count; i++) {
     const view = b.model.view();
-    const operator = view.credited && b.rng.chance(0.35);
+    const operator = b.caps.refunds && view.credited && b.rng.chance(0.35);
     oneRefund(b, operator);
   }
   for (const refund of b.model.view().pendingRefunds) endRefund(b, refund);
@@ -197,6 +147,14 @@ function dispute(b: Builder): void {
   const amount =
     left < 1 || rng.chance(0.2) ? disputable : rng.chance(0.6) ? left : refundAmount(rng, left);
   b.push({ kind: 'dispute', dispute, amount });
+  if (b.caps.disputes === 'chargeback') {
+    // Midtrans: partial_chargeback may become chargeback; neither is ever given back.
+    const rest = b.model.view().disputable;
+    if (rest > 0 && rng.chance(0.3))
+      b.push({ kind: 'dispute', dispute: b.name('d'), amount: rest });
+    b.settle();
+    return;
+  }
   // Half the time the decision races the opening: galang may see WON before OPEN.
   if (rng.chance(0.5)) b.settle();
   const to = rng.chance(0.5) ? 'won' : 'lost';
@@ -206,11 +164,11 @@ function dispute(b: Builder): void {
 }
 
 /** Steps that move no money, inserted among the others: duplicates, resets, a killed worker. */
-function adversity(rng: Rng, steps: readonly HistoryStep[]): HistoryStep[] {
+function adversity(rng: Rng, steps: readonly HistoryStep[], caps: Lifecycles): HistoryStep[] {
   const notifying = steps.flatMap((step, i) =>
     ['payment', 'refund', 'operator-refund', 'refund-update', 'dispute', 'dispute-update'].includes(
       step.kind,
-    )
+    ) || step.kind === 'payment-reversed'
       ? [i]
       : [],
   );
@@ -243,6 +201,19 @@ function adversity(rng: Rng, steps: readonly HistoryStep[]): HistoryStep[] {
   }
   if (rng.chance(0.2))
     inserts.push({ at: rng.int(0, steps.length), step: { kind: 'kill-worker' } });
+  // Drawn last, so the simulator's histories (no fault knobs) stay as they were.
+  const faults = caps.faults
+    ? rng.weighted([
+        [0, 50],
+        [1, 35],
+        [2, 15],
+      ])
+    : 0;
+  for (let i = 0; i < faults; i++) {
+    const call = rng.pick(['read', 'cancel', 'refund'] as const);
+    const status = rng.pick([429, 500, 503] as const);
+    inserts.push({ at: rng.int(0, steps.length), step: { kind: 'provider-fault', call, status } });
+  }
 
   // Rebuild, renumbering the steps a redelivery points at.
   const out: HistoryStep[] = [];
@@ -267,12 +238,18 @@ function adversity(rng: Rng, steps: readonly HistoryStep[]): HistoryStep[] {
 
 /** Case `index` of the run seeded `seed`, for one provider profile. */
 export function generateHistory(seed: number, index: number, profile: ProviderProfile): History {
+  const caps = lifecyclesOf(profile);
   const rng = new Rng(caseSeed(seed, index));
   const amount = rng.pick(AMOUNTS);
-  const paidAmount = rng.chance(0.04) ? amount - UNIT : undefined;
-  const b = new Builder(rng, { amount, paidAmount });
+  const mismatch = rng.chance(0.04);
+  const paidAmount = caps.mismatch && mismatch ? amount - UNIT : undefined;
+  const b = new Builder(rng, { amount, paidAmount }, caps);
   paymentSteps(b);
-  if (b.model.view().payment === 'settled') {
+  if (caps.reversal && b.model.view().payment === 'settled' && rng.chance(0.5)) {
+    b.settle(); // the deny comes minutes after the settlement was credited (M9)
+    b.push({ kind: 'payment-reversed' });
+  }
+  if (caps.refunds && b.model.view().payment === 'settled') {
     refunds(
       b,
       rng.weighted([
@@ -282,7 +259,8 @@ export function generateHistory(seed: number, index: number, profile: ProviderPr
         [3, 15],
       ]),
     );
-    if (b.model.view().disputeCount === 0 && rng.chance(0.25)) dispute(b);
+    if (caps.disputes !== 'none' && b.model.view().disputeCount === 0 && rng.chance(0.25))
+      dispute(b);
   }
   const history: History = {
     seed,
@@ -290,7 +268,7 @@ export function generateHistory(seed: number, index: number, profile: ProviderPr
     profile,
     amount,
     ...(paidAmount === undefined ? {} : { paidAmount }),
-    steps: adversity(rng, b.steps),
+    steps: adversity(rng, b.steps, caps),
   };
   expectedMoney(history); // the whole history, adversity included, must still be valid
   return history;

@@ -20,11 +20,28 @@ export type ProviderProfile =
   /** Signed whole bodies: events are acted on directly. */
   | 'simulator'
   /** The simulator standing in for Midtrans and Xendit: every event is a hint to fetch. */
-  | 'simulator-verify';
+  | 'simulator-verify'
+  /** galang's Stripe adapter on the stand-in, a webhook endpoint of the current API version. */
+  | 'stripe'
+  /** The same on an endpoint older than 2024-10-28 (refunds send only charge.refunded). */
+  | 'stripe-legacy'
+  /** galang's Midtrans adapter on the stand-in, paid by QRIS (refundable). */
+  | 'midtrans'
+  /** Midtrans paid by Mandiri Bill (echannel): not refundable, may go settlement → deny. */
+  | 'midtrans-echannel'
+  /** galang's Xendit adapter on the stand-in, an invoice paid by card. */
+  | 'xendit';
+
+/** The provider a profile runs on (the `MONEY_PROVIDERS` names). */
+export function providerOf(profile: ProviderProfile): string {
+  return profile.split('-')[0] ?? profile;
+}
 
 export type HistoryStep =
   /** The provider moves the payment and notifies galang. */
   | { kind: 'payment'; to: PaymentMove }
+  /** The provider takes a settled payment back: the money never arrived (Midtrans' deny). */
+  | { kind: 'payment-reversed' }
   /** The payment deadline passes: galang asks the provider and tries to cancel. */
   | { kind: 'deadline' }
   /** The settle horizon passes while the provider still would not close the payment. */
@@ -51,6 +68,8 @@ export type HistoryStep =
    * state under a new message id after later ones (`stale`, a reordering).
    */
   | { kind: 'redeliver'; step: number; mode: 'duplicate' | 'stale' }
+  /** The provider's next answer to galang's `call` on this payment is a 5xx or a 429. */
+  | { kind: 'provider-fault'; call: 'read' | 'cancel' | 'refund'; status: 429 | 500 | 503 }
   /** An operator resets the donation's workflow to its first or last completed workflow task. */
   | { kind: 'reset'; to: 'first-task' | 'last-task' }
   /** The worker dies and a new one takes over. */
@@ -75,6 +94,8 @@ export function describeStep(step: HistoryStep): string {
   switch (step.kind) {
     case 'payment':
       return `provider: payment → ${step.to}`;
+    case 'payment-reversed':
+      return 'provider: settled payment reversed (settlement → deny)';
     case 'deadline':
       return 'the payment deadline passes';
     case 'horizon':
@@ -93,6 +114,8 @@ export function describeStep(step: HistoryStep): string {
       return `provider: dispute ${step.dispute} → ${step.to}`;
     case 'redeliver':
       return `the notification of step ${step.step} again (${step.mode})`;
+    case 'provider-fault':
+      return `provider: answers galang's next ${step.call} of this payment ${step.status}`;
     case 'reset':
       return `operator: reset the donation workflow to its ${step.to}`;
     case 'kill-worker':

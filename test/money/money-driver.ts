@@ -1,34 +1,28 @@
 /**
  * Applies one generated history to the real stack: the donation through the API, the provider's
- * moves through the simulator's test controls (real signed webhooks), operator refunds through
- * the API's refund route, resets and a killed worker at their points; then waits until nothing
- * moves and compares what the stack holds with what the reference model expects.
+ * moves through that provider's own controls (provider-driver.ts: the simulator's test routes
+ * or a stand-in's), operator refunds through the API's refund route, resets and a killed worker
+ * at their points; then waits until nothing moves and compares what the stack holds with what
+ * the reference model expects.
  */
 import { randomUUID } from 'node:crypto';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
-import type { PaymentPlan } from '../../src/providers/simulator/simulator-server';
-import type { SimulatorPayment } from '../../src/providers/simulator/simulator-protocol';
 import { clientAScope, postDonationUntilAccepted } from '../support/donations';
 import { createCampaign, donationBody } from '../support/stack';
-import type { History, HistoryStep, RefundStart } from './history';
+import type { History, HistoryStep } from './history';
 import { describeHistory, describeStep } from './history';
 import { MoneyModel, expectedMoney } from './reference-model';
 import { debugLines } from './case-debug';
 import { compare, observe, waitUntilQuiet } from './money-observe';
-import type { CaseIds } from './money-observe';
+import type { CaseIds } from './case-ids';
 import {
   resetDonationWorkflow,
   waitForDeadlineTimer,
   waitForStatusChange,
 } from './workflow-control';
 import type { DriverContext } from './driver-context';
-import {
-  control,
-  newRefund,
-  paymentMovePath,
-  postOperatorRefund,
-  refundPlans,
-} from './simulator-control';
+import type { CaseProvider } from './provider-driver';
+import { postOperatorRefund } from './simulator-control';
 
 export interface CaseResult {
   history: History;
@@ -44,10 +38,7 @@ class CaseRun {
   readonly ids: CaseIds;
   private readonly started = Date.now();
   private readonly model: MoneyModel;
-  private plan: PaymentPlan;
-  private payment: SimulatorPayment | undefined;
-  /** What each notifying step left behind, for a later redelivery of it. */
-  private readonly notified = new Map<number, { objectId: string; status: string }>();
+  private readonly provider: CaseProvider;
   private readonly operatorRequests = new Map<string, { key: string; body: string }>();
 
   constructor(
@@ -64,10 +55,7 @@ class CaseRun {
       names: new Map(),
     };
     this.model = new MoneyModel(history);
-    this.plan = {
-      autoPayMs: -1,
-      ...(history.paidAmount !== undefined && { payAmount: history.paidAmount }),
-    };
+    this.provider = ctx.provider.forCase(this.ids, history);
   }
 
   note(what: string): void {
@@ -75,34 +63,34 @@ class CaseRun {
   }
 
   async start(): Promise<void> {
-    const { stack } = this.ctx;
-    stack.simulator.plan(this.ids.donationId, this.plan);
-    const response = await postDonationUntilAccepted(
-      stack.apiUrl,
-      this.ids.key,
-      donationBody(this.ids.campaignId, this.history.amount),
-    );
+    const { stack, provider } = this.ctx;
+    this.provider.beforeDonation();
+    const response = await postDonationUntilAccepted(stack.apiUrl, this.ids.key, {
+      ...donationBody(this.ids.campaignId, this.history.amount),
+      paymentMethod: provider.method,
+    });
     this.note(`POST /v1/donations → ${response.status}`);
     if (response.status >= 300)
       throw new Error(`the donation was refused: ${await response.text()}`);
-    const payment = stack.simulator.paymentByReference(this.ids.donationId);
-    if (!payment) throw new Error('the donation has no payment at the simulator');
-    this.payment = payment;
-    this.ids.providerReference = payment.id;
+    this.ids.providerReference = await this.provider.payment(this.waitMs());
   }
 
   async step(step: HistoryStep, at: number): Promise<void> {
     const before = this.model.view();
     this.model.apply(step, at);
     this.note(`${at}. ${describeStep(step)}`);
+    this.provider.stepStarts(at);
     const { stack } = this.ctx;
-    const paymentId = this.paymentId();
     switch (step.kind) {
-      case 'payment': {
-        const moved = await this.call<SimulatorPayment>(paymentMovePath(paymentId, step.to));
-        this.notified.set(at, { objectId: moved.id, status: moved.status });
+      case 'payment':
+      case 'payment-reversed':
+      case 'refund':
+      case 'refund-update':
+      case 'dispute':
+      case 'dispute-update':
+      case 'provider-fault':
+        await this.provider.perform(step, at);
         return;
-      }
       case 'deadline':
         if (before.payment === 'pending') {
           await waitForStatusChange(stack, this.ids.donationId, this.waitMs());
@@ -113,59 +101,26 @@ class CaseRun {
       case 'horizon':
         await waitForStatusChange(stack, this.ids.donationId, this.waitMs());
         return;
-      case 'refund': {
-        this.replan(refundPlans[step.start]);
-        const refund = await this.call<{ id: string; status: string }>(
-          `/test/payments/${paymentId}/refunds`,
-          { amount: step.amount },
-        );
-        this.ids.names.set(step.refund, refund.id);
-        this.notified.set(at, { objectId: refund.id, status: finalRefundStatus(step.start) });
-        return;
-      }
       case 'operator-refund': {
-        this.replan(refundPlans[step.start]);
+        this.provider.beforeOperatorRefund(step);
         const body = JSON.stringify({ amount: step.amount, reason: `model ${step.refund}` });
         // Operators' keys are scoped to the route, not the donation: unique per case.
         const key = `${this.ids.key}-${step.requestKey}`;
         this.operatorRequests.set(step.refund, { key, body });
-        await this.operatorRefund(step.refund);
-        const known = new Set(this.ids.names.values());
-        const refundId = await newRefund(stack.simulator, paymentId, known, this.waitMs());
-        this.ids.names.set(step.refund, refundId);
-        this.notified.set(at, { objectId: refundId, status: finalRefundStatus(step.start) });
+        const workflowId = await this.operatorRefund(step.refund);
+        const watch = { done: false };
+        const id = await Promise.race([
+          this.provider.afterOperatorRefund(step, at, this.waitMs(), watch),
+          this.requestEnds(workflowId, watch),
+        ]).finally(() => (watch.done = true));
+        this.ids.names.set(step.refund, id);
         return;
       }
       case 'operator-refund-retry':
         await this.operatorRefund(step.refund);
         return;
-      case 'refund-update': {
-        const action = step.to === 'succeeded' ? 'succeed' : 'fail';
-        const refund = await this.call<{ id: string; status: string }>(
-          `/test/refunds/${this.named(step.refund)}/${action}`,
-        );
-        this.notified.set(at, { objectId: refund.id, status: refund.status });
-        return;
-      }
-      case 'dispute': {
-        const dispute = await this.call<{ id: string; status: string }>(
-          `/test/payments/${paymentId}/disputes`,
-          { amount: step.amount },
-        );
-        this.ids.names.set(step.dispute, dispute.id);
-        this.notified.set(at, { objectId: dispute.id, status: dispute.status });
-        return;
-      }
-      case 'dispute-update': {
-        const action = step.to === 'won' ? 'win' : 'lose';
-        const dispute = await this.call<{ id: string; status: string }>(
-          `/test/disputes/${this.named(step.dispute)}/${action}`,
-        );
-        this.notified.set(at, { objectId: dispute.id, status: dispute.status });
-        return;
-      }
       case 'redeliver':
-        await this.redeliver(step.step, step.mode);
+        this.note(`   ${await this.provider.redeliver(step.step, step.mode)}`);
         return;
       case 'reset':
         this.note(`   ${await resetDonationWorkflow(stack, this.ids.donationId, step.to)}`);
@@ -179,25 +134,29 @@ class CaseRun {
     }
   }
 
-  private async redeliver(of: number, mode: 'duplicate' | 'stale'): Promise<void> {
-    const target = this.notified.get(of);
-    if (!target) throw new Error(`step ${of} notified nothing`);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const webhook = this.ctx.recorder.find(target.objectId, target.status);
-      if (webhook) {
-        this.note(
-          `   redelivered ${webhook.type} ${webhook.status}: ${await this.ctx.recorder.redeliver(webhook, mode)}`,
-        );
-        return;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`the simulator never sent the notification of step ${of}`);
-      await sleep(100);
+  /**
+   * Rejects once the operator's refund request workflow has ended and, a little later, the
+   * provider still holds no refund of it (galang gave up before asking): a fast, clear failure.
+   */
+  private async requestEnds(workflowId: string | undefined, watch: { done: boolean }) {
+    if (workflowId === undefined) return new Promise<never>(() => undefined);
+    const handle = this.ctx.stack.temporal.workflow.getHandle(workflowId);
+    for (let endedAt: number | undefined; !watch.done;) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const { status } = await handle.describe().catch(() => ({ status: { name: 'UNKNOWN' } }));
+      if (status.name === 'RUNNING' || status.name === 'UNKNOWN') continue;
+      endedAt ??= Date.now();
+      if (Date.now() - endedAt < 5_000) continue;
+      const result: unknown = status.name === 'COMPLETED' ? await handle.result() : status.name;
+      throw new Error(
+        `the refund request ${workflowId} ended ${JSON.stringify(result)} and no refund reached the provider`,
+      );
     }
+    return new Promise<never>(() => undefined);
   }
 
-  private async operatorRefund(name: string): Promise<void> {
+  /** Posts the operator's refund; answers the request workflow's id from the 202. */
+  private async operatorRefund(name: string): Promise<string | undefined> {
     const request = this.operatorRequests.get(name);
     if (!request) throw new Error(`no operator refund ${name}`);
     const { status, text } = await postOperatorRefund(
@@ -207,40 +166,13 @@ class CaseRun {
     );
     this.note(`   POST …/refunds → ${status} ${text.slice(0, 120)}`);
     if (status !== 202) throw new Error(`the operator's refund was refused: ${status} ${text}`);
-  }
-
-  private call<T>(path: string, body: object = {}): Promise<T> {
-    return control<T>(this.ctx.stack.simulatorUrl, path, body);
-  }
-
-  private replan(change: Partial<PaymentPlan>): void {
-    this.plan = { ...this.plan, refundOutcome: undefined, refundSettleMs: undefined, ...change };
-    this.ctx.stack.simulator.plan(this.ids.donationId, this.plan);
-  }
-
-  private named(name: string): string {
-    const id = this.ids.names.get(name);
-    if (!id) throw new Error(`${name} was never made`);
-    return id;
-  }
-
-  private paymentId(): string {
-    if (!this.payment) throw new Error('no payment yet');
-    return this.payment.id;
+    return (JSON.parse(text) as { workflowId?: string }).workflowId;
   }
 
   /** Long enough for a deadline, a horizon and a reset's rerun under a contended machine. */
   waitMs(): number {
     return (this.ctx.paymentTimeoutSeconds * 2 + this.ctx.settleHorizonSeconds) * 1_000 + 60_000;
   }
-}
-
-function finalRefundStatus(start: RefundStart): string {
-  return start === 'denied' ? 'failed' : start;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Runs one history end to end and says how the stack and the model differ, if they do. */

@@ -1,23 +1,15 @@
 /**
- * What the stack holds about one case's donation, read where it lives (Postgres, the simulator,
+ * What the stack holds about one case's donation, read where it lives (Postgres, the provider,
  * Temporal), and how it differs from the reference model's expectation.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { donationWorkflowId, getStateQuery, reversalWorkflowId } from '../../workflows/contracts';
 import type { ReversalResult } from '../../workflows/contracts';
 import type { WebhookEvent } from '../../src/providers/payment-provider';
+import type { CaseIds } from './case-ids';
 import type { DriverContext } from './driver-context';
 import type { Expected } from './expected';
 import { sortEntries } from './expected';
-
-/** The ids one case learns as it runs: logical names (`r1`, `d1`) to the provider's ids. */
-export interface CaseIds {
-  key: string;
-  donationId: string;
-  campaignId: string;
-  providerReference: string | undefined;
-  names: Map<string, string>;
-}
 
 export interface Observed {
   status: string;
@@ -26,10 +18,10 @@ export interface Observed {
   campaign: { amount: number; count: number };
   /** The campaign's total recomputed from its ledger. */
   campaignLedger: { amount: number; count: number };
-  /** Distinct payments the simulator notified about this donation, and its charge count. */
+  /** Distinct payments the provider notified about this donation, and its charge count. */
   payments: string[];
   charges: number;
-  /** Refunds the simulator holds for the payment: one per refund the history made. */
+  /** Refunds the provider holds for the payment: one per refund the history made. */
   providerRefunds: number;
   reversals: Record<string, string>;
   /** Every workflow of the donation: id, status and result (for the failure report). */
@@ -60,20 +52,15 @@ async function ledgerRows(ctx: DriverContext, donationId: string) {
 async function unrest(ctx: DriverContext, ids: CaseIds): Promise<{ why?: string; state: string }> {
   const row = await donationRow(ctx, ids.donationId);
   const ledger = await ledgerRows(ctx, ids.donationId);
-  const payment = ids.providerReference
-    ? ctx.stack.simulator.payment(ids.providerReference)
-    : undefined;
-  const state = JSON.stringify([row, ledger, payment?.status, payment?.refunds, payment?.disputes]);
-  if (ctx.recorder.pending(ids.donationId) > 0) return { why: 'webhooks in flight', state };
+  const state = JSON.stringify([row, ledger, ctx.provider.state(ids)]);
+  if (ctx.provider.inFlight(ids) > 0) return { why: 'webhooks in flight', state };
   if ((await redeliverUndelivered(ctx, ids.donationId)) > 0) {
     return { why: 'inbox rows redelivered', state };
   }
   if (!row || OPEN.has(row.status)) return { why: `donation ${row?.status ?? 'missing'}`, state };
   // A refund still pending at the provider is followed by a reversal that waits: idle.
   const idle = new Set(
-    (payment?.refunds ?? [])
-      .filter((r) => r.status === 'pending')
-      .map((r) => reversalWorkflowId(ids.donationId, 'refund', r.id)),
+    ctx.provider.pendingRefunds(ids).map((id) => reversalWorkflowId(ids.donationId, 'refund', id)),
   );
   const running: string[] = [];
   const query = `TaskQueue = '${ctx.stack.config.temporal.taskQueue}' AND ExecutionStatus = 'Running'`;
@@ -202,9 +189,6 @@ export async function observe(ctx: DriverContext, ids: CaseIds): Promise<Observe
     const kind = name.startsWith('d') ? 'dispute' : 'refund';
     reversals[name] = await reversalOutcome(ctx, reversalWorkflowId(ids.donationId, kind, id));
   }
-  const notified = ctx.recorder.received.filter(
-    (w) => w.reference === ids.donationId && w.type === 'payment.updated',
-  );
   return {
     status: row?.status ?? 'missing',
     providerReference: row?.provider_reference ?? null,
@@ -217,16 +201,12 @@ export async function observe(ctx: DriverContext, ids: CaseIds): Promise<Observe
       amount: nets.reduce((sum, n) => sum + Number(n.net), 0),
       count: nets.filter((n) => Number(n.net) > 0).length,
     },
-    payments: [...new Set(notified.map((w) => w.objectId))],
-    charges: stack.simulator.chargeCount(`${ids.donationId}:create`),
-    providerRefunds: ids.providerReference
-      ? (stack.simulator.payment(ids.providerReference)?.refunds.length ?? 0)
-      : 0,
+    payments: ctx.provider.payments(ids),
+    charges: ctx.provider.charges(ids),
+    providerRefunds: ctx.provider.refunds(ids),
     reversals,
     workflows: await workflowsOf(ctx, ids.donationId),
-    refusedWebhooks: ctx.recorder.refused
-      .filter((r) => r.reference === ids.donationId)
-      .map(({ status, body }) => ({ status, body })),
+    refusedWebhooks: ctx.provider.refused(ids),
   };
 }
 
@@ -257,7 +237,7 @@ export function compare(
       `campaign_totals ${json(observed.campaign)} ≠ its ledger ${json(observed.campaignLedger)}`,
     );
   }
-  if (observed.charges !== 1) problems.push(`${observed.charges} charges at the simulator`);
+  if (observed.charges !== 1) problems.push(`${observed.charges} charges at the provider`);
   if (
     observed.payments.length > 1 ||
     (observed.payments[0] ?? ids.providerReference) !== ids.providerReference

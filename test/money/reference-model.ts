@@ -81,7 +81,7 @@ export class MoneyModel {
   result(): Expected {
     const reversals = { ...this.outcomes };
     // Reversals of money that was never credited: an operator must look; nothing is posted.
-    for (const { ref } of this.waiting) reversals[ref] = 'needs-review';
+    for (const { ref } of this.waiting) if (ref !== 'reversal') reversals[ref] = 'needs-review';
     const net = this.net();
     return {
       status: this.status,
@@ -96,6 +96,9 @@ export class MoneyModel {
     switch (step.kind) {
       case 'payment':
         this.movePayment(step.to);
+        break;
+      case 'payment-reversed':
+        this.reversed();
         break;
       case 'deadline':
         this.deadline();
@@ -118,6 +121,7 @@ export class MoneyModel {
         this.decideDispute(step.dispute, step.to);
         break;
       case 'operator-refund-retry':
+      case 'provider-fault':
       case 'redeliver':
       case 'reset':
       case 'kill-worker':
@@ -152,6 +156,18 @@ export class MoneyModel {
     }
     this.phase = 'closed';
     this.credit();
+  }
+
+  /**
+   * The provider undoes a settlement (Midtrans' "Reversal Case"): the money never arrived, so
+   * the ledger takes the whole credit back, as a chargeback named `reversal` would.
+   */
+  private reversed(): void {
+    if (this.payment !== 'settled' || this.refunds.size + this.disputes.size > 0) {
+      this.impossible(`a ${this.payment} payment with reversals cannot be reversed`);
+    }
+    this.payment = 'declined';
+    this.due('reversal', { type: 'CHARGEBACK', ref: 'reversal', amount: -this.history.amount });
   }
 
   private deadline(): void {
@@ -256,7 +272,7 @@ export class MoneyModel {
   private post(ref: string, entry: ExpectedEntry): void {
     this.entries.push(entry);
     const net = this.net();
-    if (ref !== 'payment') this.outcomes[ref] = 'posted';
+    if (ref !== 'payment' && ref !== 'reversal') this.outcomes[ref] = 'posted';
     if (net < 0) this.status = 'NEEDS_REVIEW';
     else if (net === this.history.amount) this.status = 'CONFIRMED';
     else if (net > 0) this.status = 'PARTIALLY_REFUNDED';
@@ -266,7 +282,7 @@ export class MoneyModel {
   private hasOpenChargeback(): boolean {
     const posted = (type: LedgerEntryType, ref: string) =>
       this.entries.some((e) => e.type === type && e.ref === ref);
-    return [...this.disputes.keys()].some(
+    return [...this.disputes.keys(), 'reversal'].some(
       (ref) => posted('CHARGEBACK', ref) && !posted('CHARGEBACK_REVERSAL', ref),
     );
   }

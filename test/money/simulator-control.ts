@@ -2,7 +2,7 @@
  * The simulator's test controls (what the donor, the bank or the provider's dashboard would do)
  * and the operator's refund route, as the driver calls them.
  */
-import type { PaymentPlan, PaymentSimulator } from '../../src/providers/simulator/simulator-server';
+import type { PaymentPlan } from '../../src/providers/simulator/simulator-server';
 import { OPERATOR_SECRET } from '../support/stack';
 import type { PaymentMove, RefundStart } from './history';
 
@@ -59,20 +59,4 @@ export async function postOperatorRefund(
     body: request.body,
   });
   return { status: response.status, text: await response.text() };
-}
-
-/** The id of a refund of this payment not among `known`, once galang has made one. */
-export async function newRefund(
-  simulator: PaymentSimulator,
-  paymentId: string,
-  known: ReadonlySet<string>,
-  timeoutMs: number,
-): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const made = simulator.payment(paymentId)?.refunds.find((r) => !known.has(r.id));
-    if (made) return made.id;
-    if (Date.now() > deadline) throw new Error('the operator refund never reached the provider');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

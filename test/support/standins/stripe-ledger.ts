@@ -86,6 +86,7 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
     intent: Intent,
     amount: number | undefined,
     metadata: Record<string, string>,
+    startsAs: Refund['status'] = refundsStartAs,
   ): StandinResponse => {
     const charge = chargeOf(intent);
     if (!charge || intent.status !== 'succeeded') {
@@ -119,7 +120,7 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
       charge: charge.id,
       payment_intent: intent.id,
       currency: intent.currency,
-      status: refundsStartAs,
+      status: startsAs,
       reason: 'requested_by_customer',
       metadata,
       created: unix(),
@@ -219,8 +220,8 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
       emit('payment_intent.processing', Object.assign(must(intentId), { status: 'processing' }));
     },
     /** A refund made in the Dashboard: no Idempotency-Key, no galang call. */
-    dashboardRefund: (intentId: string, amount?: number) => {
-      const answer = makeRefund(must(intentId), amount, {});
+    dashboardRefund: (intentId: string, amount?: number, startsAs?: Refund['status']) => {
+      const answer = makeRefund(must(intentId), amount, {}, startsAs);
       if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
       return answer.body as Refund;
     },

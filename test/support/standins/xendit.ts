@@ -277,6 +277,7 @@ export async function startXenditStandin(options: XenditStandinOptions) {
     invoiceNotifier,
     refundNotifier,
     invoices: (externalId: string) => invoices.filter((i) => i.external_id === externalId),
+    refundsOf: (invoiceId: string) => refunds.filter((r) => r.invoice_id === invoiceId),
     /** The donor paid through `channel` (CREDIT_CARD, OVO, QRIS, BCA…): the PAID callback. */
     pay: (invoiceId: string, channel = 'CREDIT_CARD') => {
       const found = mustInvoice(invoiceId);
