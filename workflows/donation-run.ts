@@ -144,7 +144,7 @@ export class DonationRun {
     // decides, so a success that run never saw still goes to its late payment.
     const recorded = await failDonation(this.input.donationId, status, reason);
     this.setStatus(recorded);
-    if (status === 'NEEDS_REVIEW') {
+    if (recorded === 'NEEDS_REVIEW') {
       metricMeter
         .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
         .add(1, { reason });

@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  isCancellation,
   log,
   metricMeter,
 } from '@temporalio/workflow';
@@ -27,9 +28,10 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
 }
 
 /**
- * The lifecycle, step by step: start, wait, then settle, or the deadline's own checks. A step
- * that failed for good (every activity's failure is bounded) ends the donation in NEEDS_REVIEW,
- * where an operator sees it, never in a step retried forever.
+ * The lifecycle, step by step: start, wait, then settle, or the deadline's own checks. Once the
+ * payment exists, a step that failed for good (every activity's failure is bounded) ends the
+ * donation in NEEDS_REVIEW, where an operator sees it; a start that fails for good fails the
+ * workflow (Failed in the UI, its row handed back or dead-lettered by reconciliation).
  */
 async function runDonation(input: DonationInput): Promise<DonationOutcome> {
   const donation = new DonationRun(input);
@@ -39,6 +41,8 @@ async function runDonation(input: DonationInput): Promise<DonationOutcome> {
     if (await donation.wait()) return await donation.settle();
     return await donation.deadline();
   } catch (error) {
+    // An operator's cancellation is theirs to finish, not a failed step.
+    if (isCancellation(error)) throw error;
     // A local activity's final failure reaches the workflow as its ApplicationFailure itself.
     if (!(error instanceof ActivityFailure || error instanceof ApplicationFailure)) throw error;
     log.warn('a donation step failed for good', { error: error.message });

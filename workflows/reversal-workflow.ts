@@ -55,7 +55,7 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
         case undefined:
           // Posted as the provider moved it; below zero the donation is NEEDS_REVIEW (derived
           // from the net) and an operator settles the difference.
-          if (posted.overdrawn) countNeedsReview('reversal-exceeds-net');
+          if (posted.overdrawn && posted.inserted > 0) countNeedsReview('reversal-exceeds-net');
           return { outcome: 'posted', donationStatus: posted.status };
         case 'nothing-to-undo':
           return { outcome: 'no-money-moved', donationStatus: posted.status };

@@ -12,11 +12,18 @@ const NODE_CONNECTION_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
-/** SQLSTATE classes: connection exception (08), insufficient resources (53), operator intervention (57). */
-const POSTGRES_TRANSIENT_CLASSES = new Set(['08', '53', '57']);
+/**
+ * SQLSTATE classes: connection exception (08), transaction rollback (40: serialization failure,
+ * deadlock), insufficient resources (53), operator intervention (57).
+ */
+const POSTGRES_TRANSIENT_CLASSES = new Set(['08', '40', '53', '57']);
 
-/** gRPC status codes (Temporal's transport): the server is away, or did not answer in time. */
+/**
+ * gRPC status codes (Temporal's transport): the server did not answer in time, is rate-limiting
+ * (a spike), or is away.
+ */
 const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_RESOURCE_EXHAUSTED = 8;
 const GRPC_UNAVAILABLE = 14;
 
 /** ioredis' error for a command given up after its reconnect attempts (`maxRetriesPerRequest`). */
@@ -29,7 +36,7 @@ function isTransientItself(error: Error): boolean {
   }
   if (isGrpcServiceError(error)) {
     const code: number = error.code;
-    return code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED;
+    return [GRPC_DEADLINE_EXCEEDED, GRPC_RESOURCE_EXHAUSTED, GRPC_UNAVAILABLE].includes(code);
   }
   if (error.name === REDIS_GAVE_UP) return true;
   const { code } = error as NodeJS.ErrnoException;

@@ -29,6 +29,7 @@ export async function requestJson<T>(
   },
 ): Promise<T> {
   let response: Response;
+  let text: string;
   try {
     response = await fetch(url, {
       method: init.method,
@@ -40,12 +41,13 @@ export async function requestJson<T>(
       body: init.rawBody ?? (init.body === undefined ? null : JSON.stringify(init.body)),
       signal: AbortSignal.timeout(init.timeoutMs ?? 10_000),
     });
+    // Inside the try: a connection reset or the timeout can strike while the body arrives.
+    text = await response.text();
   } catch (error) {
     throw new ProviderUnavailable(`${init.method} ${url} failed: ${String(error)}`, {
       cause: error,
     });
   }
-  const text = await response.text();
   let body: unknown = text;
   try {
     body = text ? JSON.parse(text) : undefined;

@@ -30,11 +30,13 @@ describe('worker processes stopping', () => {
     });
     try {
       const [pid] = workers.pids();
-      process.kill(pid ?? 0, 'SIGINT');
+      // Never 0: that would signal the test runner's whole process group.
+      if (pid === undefined) throw new Error('no worker process started');
+      process.kill(pid, 'SIGINT');
       // A replacement is forked in the same exit handler that forgets the stopped one.
       const after = await eventually(async () => {
         const pids = workers.pids();
-        return pids.includes(pid ?? 0) ? undefined : pids;
+        return pids.includes(pid) ? undefined : pids;
       }, 60_000);
       expect(after).toEqual([]);
       expect(lines.join('')).not.toContain('worker process died');

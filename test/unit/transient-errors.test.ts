@@ -39,8 +39,8 @@ describe('transient infrastructure errors', () => {
     expect(isTransientInfrastructureError(new Error('wrapped', { cause: refused }))).toBe(true);
   });
 
-  it('counts Postgres connection, resource and operator SQLSTATEs, not a broken constraint', () => {
-    for (const code of ['08006', '53300', '57P01']) {
+  it('counts Postgres connection, rollback, resource and operator SQLSTATEs, not a broken constraint', () => {
+    for (const code of ['08006', '40001', '40P01', '53300', '57P01']) {
       expect(isTransientInfrastructureError(databaseError(code))).toBe(true);
     }
     for (const code of ['23505', '22003', '42P01']) {
@@ -48,11 +48,12 @@ describe('transient infrastructure errors', () => {
     }
   });
 
-  it('counts Temporal unavailable or past its deadline, not a refused call', () => {
+  it('counts Temporal unavailable, rate-limiting or past its deadline, not a refused call', () => {
     const wrapped = (code: number) =>
       new ServiceError('Failed to start Workflow', { cause: grpcError(code) });
     expect(isTransientInfrastructureError(wrapped(14))).toBe(true);
     expect(isTransientInfrastructureError(wrapped(4))).toBe(true);
+    expect(isTransientInfrastructureError(wrapped(8))).toBe(true);
     // ALREADY_EXISTS, INVALID_ARGUMENT: the request's own fault.
     expect(isTransientInfrastructureError(wrapped(6))).toBe(false);
     expect(isTransientInfrastructureError(wrapped(3))).toBe(false);
