@@ -20,7 +20,13 @@ import type { ActivityDeps } from './activity-deps';
 export type PaymentStart =
   | { kind: 'created'; providerReference: string; action: PaymentAction }
   | { kind: 'refused'; failureType: FailureType; reason: string }
-  | { kind: 'decided'; status: DonationStatus; providerReference: string | undefined };
+  | {
+      kind: 'decided';
+      status: DonationStatus;
+      providerReference: string | undefined;
+      /** Its money reached the ledger once (a dispute may since have left it NEEDS_REVIEW). */
+      credited?: boolean;
+    };
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -130,6 +136,7 @@ export function createDonationActivities(deps: ActivityDeps) {
             kind: 'decided',
             status: recorded.status,
             providerReference: row?.providerReference ?? undefined,
+            credited: row?.confirmedAt != null,
           };
         }
         return { kind: 'created', ...(await createPayment(input, recorded.inserted)) };

@@ -197,7 +197,8 @@ export class DonationRun {
     const success = this.early.find(
       (e) => e.status === 'PAID' && e.providerReference === reference,
     );
-    if (reference && success && isClosedWithoutMoney(started.status)) {
+    // Never for one credited before: an overdrawn dispute leaves it NEEDS_REVIEW, not unpaid.
+    if (reference && success && isClosedWithoutMoney(started.status) && !started.credited) {
       await this.handOffLatePayment(reference, success);
     }
     return this.outcome(false);

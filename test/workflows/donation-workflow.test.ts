@@ -269,4 +269,25 @@ describe('donation workflow with stub activities', () => {
       [expect.objectContaining({ donationId: input.donationId, providerReference: REFERENCE })],
     ]);
   });
+
+  it('hands no late payment for a donation credited before, though a dispute left it for review', async () => {
+    // A reset of a donation a dispute took below zero: NEEDS_REVIEW, but its money was credited
+    // once, so the donor's replayed success must not start a late payment (and its refund).
+    const hold = gate();
+    const stubs = donationStubs(
+      { status: 'PAID', amount: AMOUNT, closable: false },
+      { kind: 'decided', status: 'NEEDS_REVIEW', providerReference: REFERENCE, credited: true },
+      { startPayment: hold.promise },
+    );
+    const input = donationInput();
+    await withWorker(env, stubs.activities, async (taskQueue) => {
+      const { answer, handle } = await begin(env.client, input, taskQueue);
+      await until(() => stubs.count('startPayment') > 0 || undefined);
+      await handle.signal(paymentEventSignal, paymentEvent('PAID'));
+      hold.open();
+      await expect(answer).rejects.toMatchObject({ cause: { type: FailureType.AlreadyDecided } });
+      await expect(handle.result()).resolves.toMatchObject({ status: 'NEEDS_REVIEW' });
+    });
+    expect(stubs.count('startLatePayment')).toBe(0);
+  });
 });
