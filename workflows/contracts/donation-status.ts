@@ -28,23 +28,10 @@ export const CLOSED_WITHOUT_MONEY = [
 /** Endings without money that the donation workflow writes. */
 export type FinalFailureStatus = (typeof CLOSED_WITHOUT_MONEY)[number];
 
-/** Statuses of a donation whose money reached the ledger (reversals included). */
-export const CREDITED_STATUSES = [
-  'CONFIRMED',
-  'REFUNDED',
-  'PARTIALLY_REFUNDED',
-  'CHARGED_BACK',
-] as const satisfies DonationStatus[];
-export type CreditedStatus = (typeof CREDITED_STATUSES)[number];
-
 export function isOpen(status: string): status is OpenStatus {
   return (OPEN_STATUSES as readonly string[]).includes(status);
 }
 
 export function isClosedWithoutMoney(status: string): status is FinalFailureStatus {
   return (CLOSED_WITHOUT_MONEY as readonly string[]).includes(status);
-}
-
-export function isCredited(status: string): status is CreditedStatus {
-  return (CREDITED_STATUSES as readonly string[]).includes(status);
 }
