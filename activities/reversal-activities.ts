@@ -1,11 +1,12 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { acceptsDonations } from '../src/campaigns/campaign-repository';
 import type { PostResult } from '../src/ledger/ledger-repository';
-import { FailureType } from '../workflows/contracts';
+import { FailureType, isClosedWithoutMoney, paymentReversalEvent } from '../workflows/contracts';
 import type {
   DisputeEvent,
   DonationStatus,
   LatePaymentInput,
+  PaymentEvent,
   PaymentRef,
   Posting,
   RefundEvent,
@@ -13,11 +14,15 @@ import type {
   RefundRequestInput,
 } from '../workflows/contracts';
 import { refundIdempotencyKey } from '../src/providers/refund-keys';
+import { lackingReversals } from '../src/reconciliation/provider-truth';
 import { isFinalRejection, providerOf, refreshProgress } from './activity-deps';
 import type { ActivityDeps } from './activity-deps';
 
-/** What a late payment calls for under the configured policy. */
-export type LateDecision = 'credit' | 'refund';
+/**
+ * What a late payment calls for under the configured policy; `hold` when it would be refunded
+ * but its method cannot be refunded by API, so an operator settles it.
+ */
+export type LateDecision = 'credit' | 'refund' | 'hold';
 
 /**
  * The side effects of reversals, operator refunds and late payments. Each is keyed by the
@@ -40,6 +45,20 @@ export function createReversalActivities(deps: ActivityDeps) {
       const donation = await deps.donations.findById(donationId);
       if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${donationId}`);
       return { status: donation.status, credited: donation.confirmedAt !== null };
+    },
+
+    /**
+     * Holds a credited donation for an operator (money moved that galang cannot measure); the
+     * ledger's next posting derives the status from the net again.
+     */
+    async holdForReview(
+      donationId: string,
+      reason: string,
+    ): Promise<{ held: boolean; status: DonationStatus }> {
+      const held = await deps.donations.markCreditedForReview(donationId, reason);
+      const donation = await deps.donations.findById(donationId);
+      if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${donationId}`);
+      return { held, status: donation.status };
     },
 
     /**
@@ -71,6 +90,48 @@ export function createReversalActivities(deps: ActivityDeps) {
       }
     },
 
+    /**
+     * Reads the payment's record at the provider and hands what the ledger lacks to the
+     * workflows that post it: refunds and disputes, a reversed payment, a late payment. Each
+     * target is keyed by the provider's ids, so reading twice follows nothing twice.
+     */
+    async followProviderTruth(ref: PaymentRef): Promise<number> {
+      const donation = await deps.donations.findById(ref.donationId);
+      if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${ref.donationId}`);
+      const truth = await providerOf(deps, ref.provider).fetchPayment(ref.providerReference);
+      const now = new Date().toISOString();
+      const posted = await deps.ledger.entriesOf(ref.donationId);
+      const events = lackingReversals(truth, posted, now);
+      const payment: PaymentEvent = {
+        kind: 'payment',
+        eventKey: `truth:${truth.providerReference}:${truth.status}`,
+        providerReference: truth.providerReference,
+        status: truth.status,
+        amount: truth.amount,
+        currency: truth.currency,
+        occurredAt: now,
+      };
+      const reversed = paymentReversalEvent(payment);
+      if (
+        donation.confirmedAt &&
+        truth.status === 'DECLINED' &&
+        !posted.some((e) => e.externalRef === reversed.disputeId)
+      ) {
+        events.push(reversed);
+      }
+      for (const event of events) await deps.followUps.followReversal(ref, event);
+      if (
+        !donation.confirmedAt &&
+        truth.status === 'PAID' &&
+        isClosedWithoutMoney(donation.status)
+      ) {
+        const { amount, currency } = donation;
+        await deps.followUps.startLatePayment({ ...ref, event: payment, amount, currency });
+        return events.length + 1;
+      }
+      return events.length;
+    },
+
     /** Hands a refund or dispute to its reversal workflow (signal-with-start). */
     async followReversal(ref: PaymentRef, event: RefundEvent | DisputeEvent): Promise<string> {
       return deps.followUps.followReversal(ref, event);
@@ -90,10 +151,16 @@ export function createReversalActivities(deps: ActivityDeps) {
     },
 
     /** Credit or refund a late payment: the policy, and whether the campaign still takes it. */
-    async decideLatePayment(campaignId: string): Promise<LateDecision> {
-      if (deps.latePaymentPolicy === 'refund') return 'refund';
-      const campaign = await deps.campaigns.findById(campaignId);
-      return campaign && acceptsDonations(campaign, new Date()) ? 'credit' : 'refund';
+    async decideLatePayment(donationId: string): Promise<LateDecision> {
+      const donation = await deps.donations.findById(donationId);
+      if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${donationId}`);
+      if (deps.latePaymentPolicy === 'credit') {
+        const campaign = await deps.campaigns.findById(donation.campaignId);
+        if (campaign && acceptsDonations(campaign, new Date())) return 'credit';
+      }
+      return providerOf(deps, donation.provider).refundable(donation.paymentMethod)
+        ? 'refund'
+        : 'hold';
     },
   };
 }

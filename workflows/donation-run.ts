@@ -1,7 +1,6 @@
 import {
   ApplicationFailure,
   condition,
-  metricMeter,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -29,6 +28,7 @@ import type {
   PaymentSnapshot,
 } from './contracts';
 import { isDecided, reducePayment } from './payment-state';
+import { countNeedsReview } from './needs-review-metric';
 import { moneyActivity, moneyLocalActivity } from './retry-policies';
 
 const { startPayment, fetchPayment, closePayment, confirmDonation, failDonation } =
@@ -144,11 +144,7 @@ export class DonationRun {
     // decides, so a success that run never saw still goes to its late payment.
     const recorded = await failDonation(this.input.donationId, status, reason);
     this.setStatus(recorded);
-    if (recorded === 'NEEDS_REVIEW') {
-      metricMeter
-        .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
-        .add(1, { reason });
-    }
+    if (recorded === 'NEEDS_REVIEW') countNeedsReview(reason);
     const payment = this.state.payment;
     if (recorded !== 'NEEDS_REVIEW' && payment?.status === 'PAID') {
       await this.handOffLatePayment(this.reference, payment);

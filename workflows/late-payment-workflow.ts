@@ -1,13 +1,14 @@
-import { executeChild, metricMeter, proxyActivities } from '@temporalio/workflow';
+import { executeChild, proxyActivities } from '@temporalio/workflow';
 import type { DonationActivities } from '../activities/donation-activities';
 import type { ReversalActivities } from '../activities/reversal-activities';
 import { refundRequestWorkflowId } from './contracts';
 import type { LatePaymentInput, LatePaymentResult } from './contracts';
 import { refundRequestWorkflow } from './refund-request-workflow';
+import { countNeedsReview } from './needs-review-metric';
 import { moneyActivity } from './retry-policies';
 
 const { fetchPayment, confirmDonation } = proxyActivities<DonationActivities>(moneyActivity);
-const { decideLatePayment, donationStatus, reviewLatePayment } =
+const { decideLatePayment, donationStatus, followProviderTruth, reviewLatePayment } =
   proxyActivities<ReversalActivities>(moneyActivity);
 
 /**
@@ -22,17 +23,32 @@ export async function latePaymentWorkflow(input: LatePaymentInput): Promise<Late
     return { outcome: 'not-paid', donationStatus: (await donationStatus(input.donationId)).status };
   }
   if (truth.amount !== input.amount || truth.currency !== input.currency) {
-    metricMeter
-      .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
-      .add(1, { reason: 'late-payment-amount-mismatch' });
+    countNeedsReview('late-payment-amount-mismatch');
     const reason = `late payment of ${truth.amount} ${truth.currency}, expected ${input.amount} ${input.currency}`;
     return {
       outcome: 'needs-review',
       donationStatus: await reviewLatePayment(input.donationId, reason),
     };
   }
-  const decision = await decideLatePayment(input.campaignId);
+  const decision = await decideLatePayment(input.donationId);
+  if (decision === 'hold') {
+    countNeedsReview('late-payment-not-refundable');
+    const reason = 'late payment to a closed campaign, not refundable by API';
+    return {
+      outcome: 'needs-review',
+      donationStatus: await reviewLatePayment(input.donationId, reason),
+    };
+  }
   const confirmed = await confirmDonation(input.donationId, true);
+  // Refunds and disputes that came before the credit found nothing to reverse: read them again.
+  const { donationId, campaignId, provider, providerReference, verifyWithProvider } = input;
+  await followProviderTruth({
+    donationId,
+    campaignId,
+    provider,
+    providerReference,
+    verifyWithProvider,
+  });
   if (decision === 'credit') return { outcome: 'credited', donationStatus: confirmed.status };
   await executeChild(refundRequestWorkflow, {
     workflowId: refundRequestWorkflowId(input.donationId, 'late-payment'),

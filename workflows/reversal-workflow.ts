@@ -1,7 +1,7 @@
-import { condition, metricMeter, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DonationActivities } from '../activities/donation-activities';
 import type { ReversalActivities } from '../activities/reversal-activities';
-import { isOpen, reversalEventSignal } from './contracts';
+import { isOpen, paymentReversalId, reversalEventSignal } from './contracts';
 import type {
   DisputeEvent,
   DisputeStatus,
@@ -11,9 +11,11 @@ import type {
   ReversalInput,
   ReversalResult,
 } from './contracts';
+import { countNeedsReview } from './needs-review-metric';
 import { moneyActivity } from './retry-policies';
 
-const { postReversal, donationStatus } = proxyActivities<ReversalActivities>(moneyActivity);
+const { postReversal, donationStatus, holdForReview } =
+  proxyActivities<ReversalActivities>(moneyActivity);
 const { fetchPayment } = proxyActivities<DonationActivities>(moneyActivity);
 
 /** A refund still pending, or money not credited yet, is followed this long before review. */
@@ -24,6 +26,13 @@ const refundRank: Record<RefundStatus, number> = { PENDING: 0, SUCCEEDED: 1, FAI
 const disputeRank: Record<DisputeStatus, number> = { OPEN: 0, WON: 1, LOST: 1 };
 
 type MoneyEvent = RefundEvent | DisputeEvent;
+
+/** What galang may act on: the provider's record, or the event when it proves itself. */
+interface Known {
+  status: RefundStatus | DisputeStatus;
+  amount: number;
+  amountUnstated?: boolean | undefined;
+}
 
 /**
  * Follows one provider refund or dispute to its end and posts its ledger entries once, whatever
@@ -43,7 +52,20 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
   for (;;) {
     const acting = latest;
     const known = await current(input, acting);
-    if (known && isFinal(acting.kind, known.status)) {
+    if (known?.amountUnstated) {
+      // Money left, but how much is unknown: held for an operator until the provider says.
+      const held = await holdForReview(input.donationId, 'chargeback-amount-unstated');
+      if (latest !== acting) {
+        fresh = false;
+        continue;
+      }
+      if (held.held) return needsReview('chargeback-amount-unstated', held.status);
+      const donation = await donationStatus(input.donationId);
+      if (donation.credited) continue; // credited since the hold looked: hold it now
+      if (!isOpen(donation.status)) {
+        return needsReview('reversal-of-uncredited-payment', donation.status);
+      }
+    } else if (known && isFinal(acting.kind, known.status)) {
       const posted = await postReversal(input.donationId, postingsFor(acting, known));
       if (latest !== acting) {
         // A later state came while this one was posted (a dispute won right after it opened):
@@ -85,17 +107,23 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
  * own record when its notifications cannot prove themselves or the event leaves it pending,
  * else the (signed) event. Undefined while the provider does not know it.
  */
-async function current(
-  input: ReversalInput,
-  event: MoneyEvent,
-): Promise<{ status: RefundStatus | DisputeStatus; amount: number } | undefined> {
-  if (!input.verifyWithProvider && isFinal(event.kind, event.status)) return event;
+async function current(input: ReversalInput, event: MoneyEvent): Promise<Known | undefined> {
+  // A signed dispute event is final; a refund's may be stale (Stripe: a refund succeeded, then
+  // failed, its events out of order), so the refund itself is read.
+  if (!input.verifyWithProvider && event.kind === 'dispute') return event;
   const truth = await fetchPayment(input.provider, input.providerReference);
+  if (event.kind === 'dispute' && event.disputeId === paymentReversalId(truth.providerReference)) {
+    // A reversed payment is no dispute of the provider's: its own status is the proof.
+    return truth.status === 'DECLINED' ? { status: 'LOST', amount: truth.amount } : undefined;
+  }
   const found =
     event.kind === 'refund'
       ? truth.refunds.find((r) => r.refundId === event.refundId)
       : truth.disputes.find((d) => d.disputeId === event.disputeId);
-  return found ?? (input.verifyWithProvider ? undefined : event);
+  if (found) return found;
+  // A failed refund the provider never booked (Midtrans' bank denial) moved no money.
+  if (!input.verifyWithProvider || event.status === 'FAILED') return event;
+  return undefined;
 }
 
 function isFinal(kind: MoneyEvent['kind'], status: RefundStatus | DisputeStatus): boolean {
@@ -113,10 +141,7 @@ function isLater(current: MoneyEvent, next: MoneyEvent): boolean {
 }
 
 /** The ledger entries a final refund or dispute calls for (see docs/donation-lifecycle.md). */
-function postingsFor(
-  event: MoneyEvent,
-  known: { status: RefundStatus | DisputeStatus; amount: number },
-): Posting[] {
+function postingsFor(event: MoneyEvent, known: Known): Posting[] {
   const amount = known.amount;
   if (event.kind === 'refund') {
     const externalRef = event.refundId;
@@ -137,10 +162,4 @@ function needsReview(
 ): ReversalResult {
   countNeedsReview(reason);
   return { outcome: 'needs-review', donationStatus };
-}
-
-function countNeedsReview(reason: string): void {
-  metricMeter
-    .createCounter('galang_donations_needs_review', undefined, 'Donations left to operators')
-    .add(1, { reason });
 }

@@ -107,6 +107,18 @@ export class DonationRepository {
     return updated?.status;
   }
 
+  /** Sends a credited donation to review; one not credited yet is left alone. */
+  async markCreditedForReview(id: string, reason: string): Promise<boolean> {
+    const updated = await this.db
+      .updateTable('donations')
+      .set({ status: 'NEEDS_REVIEW', failure_reason: reason, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('confirmed_at', 'is not', null)
+      .returning('id')
+      .executeTakeFirst();
+    return updated !== undefined;
+  }
+
   /** Marks a donation reconciliation will no longer hand back; the first mark stays. */
   async markDeadLetter(id: string, reason: string): Promise<void> {
     await this.db

@@ -2,6 +2,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import {
   latePaymentWorkflowId,
+  paymentSyncSignal,
+  paymentSyncWorkflowId,
   refundRequestWorkflowId,
   reversalEventSignal,
   reversalWorkflowId,
@@ -16,6 +18,7 @@ import type {
   LatePaymentInput,
   LatePaymentWorkflow,
   PaymentRef,
+  PaymentSyncWorkflow,
   RefundEvent,
   RefundRequestInput,
   RefundRequestWorkflow,
@@ -67,15 +70,32 @@ export class FollowUpWorkflows {
     return workflowId;
   }
 
+  /** Has the payment's provider record read again (signal-with-start); returns the ID. */
+  async syncPayment(ref: PaymentRef): Promise<string> {
+    const workflowId = paymentSyncWorkflowId(ref.donationId);
+    await this.temporal.workflow.signalWithStart<PaymentSyncWorkflow>(WorkflowType.paymentSync, {
+      workflowId,
+      taskQueue: this.taskQueue,
+      args: [ref],
+      signal: paymentSyncSignal,
+      signalArgs: [],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+    return workflowId;
+  }
+
   /**
-   * Starts the one late-payment workflow of a donation; a failed one may run again. `started` is
-   * false when it ran to its end before: a late payment is applied once.
+   * Starts a donation's late-payment workflow, or meets the running one. A finished one may run
+   * again: one that found the payment not paid yet must not block the real payment. Callers start
+   * it only for a donation never credited, and the credit itself is once (the ledger's key).
    */
   async startLatePayment(input: LatePaymentInput): Promise<StartedOnce> {
     return this.startOnce<LatePaymentWorkflow>(
       WorkflowType.latePayment,
       latePaymentWorkflowId(input.donationId),
       input,
+      'ALLOW_DUPLICATE',
     );
   }
 
@@ -115,6 +135,8 @@ export class FollowUpWorkflows {
     type: string,
     workflowId: string,
     input: Parameters<W>[0],
+    workflowIdReusePolicy:
+      'ALLOW_DUPLICATE' | 'ALLOW_DUPLICATE_FAILED_ONLY' = 'ALLOW_DUPLICATE_FAILED_ONLY',
   ): Promise<StartedOnce> {
     try {
       await this.temporal.workflow.start<W>(type, {
@@ -122,7 +144,7 @@ export class FollowUpWorkflows {
         taskQueue: this.taskQueue,
         args: [input] as Parameters<W>,
         workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        workflowIdReusePolicy,
       });
     } catch (error) {
       // Done before: it ran to its end once and is not repeated.

@@ -7,6 +7,12 @@ import type { DonationStatus, LedgerEntryType, Posting } from '../../workflows/c
 import { entrySign, statusFromNet, undoes } from './ledger-status';
 import type { LedgerNet } from './ledger-status';
 
+/** One ledger entry as far as matching it to the provider's record goes. */
+export interface PostedEntry {
+  entryType: LedgerEntryType;
+  externalRef: string;
+}
+
 export interface ConfirmResult {
   /** The donation's status after the call. */
   status: DonationStatus;
@@ -87,6 +93,16 @@ export class LedgerRepository {
         confirmedAfterSeconds: waited,
       };
     });
+  }
+
+  /** The donation's entries by type and provider id, to match against the provider's record. */
+  async entriesOf(donationId: string): Promise<PostedEntry[]> {
+    const rows = await this.db
+      .selectFrom('donation_ledger')
+      .select(['entry_type', 'external_ref'])
+      .where('donation_id', '=', donationId)
+      .execute();
+    return rows.map((r) => ({ entryType: r.entry_type, externalRef: r.external_ref }));
   }
 
   /**

@@ -47,11 +47,23 @@ export interface CancelResult {
 }
 
 /**
- * A verified notification: a normalized event about one payment, or one galang has no use for
- * (answered 2xx so the provider stops retrying, and kept in the inbox).
+ * A verified notification that a payment's money moved without saying how (Stripe's
+ * `charge.refunded`, which names no refund): galang reads the payment's record instead.
+ */
+export interface PaymentHint {
+  kind: 'hint';
+  eventKey: string;
+  providerReference: string;
+  /** What the notification was, for the inbox and the logs. */
+  reason: string;
+}
+
+/**
+ * A verified notification: a normalized event about one payment, a hint to read one, or one
+ * galang has no use for (answered 2xx so the provider stops retrying, and kept in the inbox).
  */
 export type WebhookEvent =
-  | (ProviderEvent & {
+  | ((ProviderEvent | PaymentHint) & {
       /** Our donation id as the provider echoed it, when it does. */
       donationRef: string | undefined;
     })

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { WebhookMetrics } from '../observability/metrics';
-import type { ProviderRegistry, WebhookEvent } from '../providers/payment-provider';
+import type { PaymentHint, ProviderRegistry, WebhookEvent } from '../providers/payment-provider';
 import { verifiesWithProvider } from '../providers/provider-verification';
 import type { Donation } from '../donations/donation';
 import type { DonationRepository } from '../donations/donation-repository';
@@ -10,6 +10,7 @@ import {
   donationWorkflowId,
   isClosedWithoutMoney,
   paymentEventSignal,
+  paymentReversalEvent,
 } from '../../workflows/contracts';
 import type {
   DisputeEvent,
@@ -102,7 +103,9 @@ export class WebhookDelivery {
       const note = await this.withinDeadline(() =>
         event.kind === 'payment'
           ? this.deliverPayment(donationId, event)
-          : this.deliverReversal(donationId, event),
+          : event.kind === 'hint'
+            ? this.deliverHint(donationId, event)
+            : this.deliverReversal(donationId, event),
       );
       if (note === 'mismatched') {
         this.deps.metrics?.mismatched.inc({ provider });
@@ -133,25 +136,42 @@ export class WebhookDelivery {
    * Signals the donation's workflow, which checks the payment reference itself. A PAID for a
    * donation recorded as ended without money starts its late-payment workflow: once the workflow
    * has closed, and also while it is closing, past its last look at the payment (the signal is
-   * taken, the workflow never reads it). Anything else for a closed one stays in the inbox.
+   * taken, the workflow never reads it). A DECLINED for a credited donation is the provider
+   * taking a settlement back (Midtrans' Reversal Case): it goes to a reversal. Anything else for
+   * a closed one stays in the inbox.
    */
   private async deliverPayment(
     donationId: string,
     event: PaymentEvent,
   ): Promise<string | undefined> {
+    let closed = false;
     try {
       await this.deps.temporal.workflow
         .getHandle(donationWorkflowId(donationId))
         .signal(paymentEventSignal, event);
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
-      const late = await this.startLatePayment(donationId, event);
-      if (late === 'mismatched') return late;
-      return late ? `late-payment:${late.workflowId}` : 'workflow-closed';
+      closed = true;
     }
+    const quiet = closed ? 'workflow-closed' : undefined;
+    if (event.status === 'DECLINED')
+      return (await this.reverseCredited(donationId, event)) ?? quiet;
     // The late-payment workflow's ID is the one the donation's workflow itself would start.
-    const late = event.status === 'PAID' && (await this.startLatePayment(donationId, event));
-    return late && late !== 'mismatched' ? `late-payment:${late.workflowId}` : undefined;
+    const late = await this.startLatePayment(donationId, event);
+    if (late === 'mismatched') return closed ? late : undefined;
+    return late ? `late-payment:${late.workflowId}` : quiet;
+  }
+
+  /** A DECLINED after the credit: the provider reversed the payment, the ledger follows. */
+  private async reverseCredited(
+    donationId: string,
+    event: PaymentEvent,
+  ): Promise<string | undefined> {
+    const donation = await this.deps.donations.findById(donationId);
+    if (!donation?.confirmedAt) return undefined;
+    const ref = this.paymentRef(donation, event);
+    if (!ref) return 'mismatched';
+    return `reversal:${await this.deps.followUps.followReversal(ref, paymentReversalEvent(event))}`;
   }
 
   /**
@@ -170,8 +190,9 @@ export class WebhookDelivery {
     donationId: string,
     event: PaymentEvent,
   ): Promise<StartedOnce | 'mismatched' | undefined> {
+    if (event.status !== 'PAID') return undefined;
     const donation = await this.deps.donations.findById(donationId);
-    if (!donation || event.status !== 'PAID') return undefined;
+    if (!donation) return undefined;
     const ref = this.paymentRef(donation, event);
     if (!ref) return 'mismatched';
     if (!isClosedWithoutMoney(donation.status) || donation.confirmedAt) return undefined;
@@ -194,8 +215,19 @@ export class WebhookDelivery {
     return `reversal:${await this.deps.followUps.followReversal(ref, event)}`;
   }
 
+  /** A hint has the payment's record read again, whatever the donation is doing. */
+  private async deliverHint(donationId: string, event: PaymentHint): Promise<string> {
+    const donation = await this.deps.donations.findById(donationId);
+    const ref = donation && this.paymentRef(donation, event);
+    if (!ref) return 'mismatched';
+    return `sync:${await this.deps.followUps.syncPayment(ref)}`;
+  }
+
   /** The payment an event is about, only if it is the donation's own. */
-  private paymentRef(donation: Donation, event: ProviderEvent): PaymentRef | undefined {
+  private paymentRef(
+    donation: Donation,
+    event: Pick<ProviderEvent, 'providerReference'>,
+  ): PaymentRef | undefined {
     if (!donation.providerReference || donation.providerReference !== event.providerReference) {
       return undefined;
     }

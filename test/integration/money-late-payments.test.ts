@@ -123,6 +123,44 @@ describe('late payments', () => {
     expect(stack.simulator.chargeCount(`${id}:create`)).toBe(1);
   });
 
+  it('lets a success that was not paid yet when first checked be credited when it is', async () => {
+    // A forged or early hint: the late-payment workflow reads the provider and finds no money.
+    const id = await donate(stack, campaignId, 30_000);
+    const payment = await paymentOf(stack, id);
+    expect(await workflowResult(stack, id)).toMatchObject({ status: 'EXPIRED', credited: false });
+    const followUps = new FollowUpWorkflows(stack.temporal, stack.config.temporal.taskQueue);
+    const ref = {
+      donationId: id,
+      campaignId,
+      provider: 'simulator',
+      providerReference: payment,
+      verifyWithProvider: false,
+    };
+    const hint = {
+      kind: 'payment' as const,
+      eventKey: `early-${id}`,
+      providerReference: payment,
+      status: 'PAID' as const,
+      amount: 30_000,
+      currency: 'IDR',
+      occurredAt: new Date().toISOString(),
+    };
+    await followUps.startLatePayment({ ...ref, event: hint, amount: 30_000, currency: 'IDR' });
+    expect(await closedResult<LatePaymentResult>(stack, latePaymentWorkflowId(id))).toEqual({
+      outcome: 'not-paid',
+      donationStatus: 'EXPIRED',
+    });
+
+    // The real success comes later, through the provider's notification.
+    stack.simulator.transition(payment, 'settled');
+    await waitForStatus(stack, id, 'CONFIRMED');
+    expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 30_000)]);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 30_000,
+      donation_count: 1,
+    });
+  });
+
   it('refunds in full a payment that succeeds after expiry once the campaign has closed', async () => {
     const id = await donate(stack, campaignId, 35_000);
     const payment = await paymentOf(stack, id);

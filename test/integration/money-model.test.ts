@@ -34,11 +34,7 @@ for (const name of PROVIDERS) {
  * (`npm run test:money`, `MONEY_CASES=…`, `MONEY_PROVIDERS=…`) runs them. Remove an entry with
  * the fix of its items.
  */
-const KNOWN_FAILING: Partial<Record<ProviderProfile, string>> = {
-  'stripe-legacy': 'item 11: on an endpoint older than 2024-10-28 charge.refunded is ignored',
-  midtrans: 'item 6: a partial_chargeback posts nothing',
-  'midtrans-echannel': 'item 2: settlement → deny stays credited',
-};
+const KNOWN_FAILING: Partial<Record<ProviderProfile, string>> = {};
 const EXPLICIT = process.env.MONEY_PROVIDERS !== undefined || process.env.MONEY_CASES !== undefined;
 const DEFAULT_CASES: Record<string, number> = { simulator: 16 };
 const cases = (provider: string) => Number(process.env.MONEY_CASES ?? DEFAULT_CASES[provider] ?? 4);

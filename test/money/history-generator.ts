@@ -142,19 +142,24 @@ function dispute(b: Builder): void {
   const { rng } = b;
   const { refundable: left, disputable } = b.model.view();
   if (disputable < 1) return;
-  const dispute = b.name('d');
-  // A cardholder disputes the charge: now and then all of it, past what refunds left.
-  const amount =
-    left < 1 || rng.chance(0.2) ? disputable : rng.chance(0.6) ? left : refundAmount(rng, left);
-  b.push({ kind: 'dispute', dispute, amount });
   if (b.caps.disputes === 'chargeback') {
-    // Midtrans: partial_chargeback may become chargeback; neither is ever given back.
-    const rest = b.model.view().disputable;
+    // Midtrans: a chargeback is of what refunds left; partial_chargeback names no amount and
+    // may become a whole chargeback later; neither is ever given back.
+    if (left < 1) return;
+    const amount = refundAmount(rng, left);
+    const partial = amount < left ? { stated: false as const } : {};
+    b.push({ kind: 'dispute', dispute: b.name('d'), amount, ...partial });
+    const rest = b.model.view().refundable;
     if (rest > 0 && rng.chance(0.3))
       b.push({ kind: 'dispute', dispute: b.name('d'), amount: rest });
     b.settle();
     return;
   }
+  const dispute = b.name('d');
+  // A cardholder disputes the charge: now and then all of it, past what refunds left.
+  const amount =
+    left < 1 || rng.chance(0.2) ? disputable : rng.chance(0.6) ? left : refundAmount(rng, left);
+  b.push({ kind: 'dispute', dispute, amount });
   // Half the time the decision races the opening: galang may see WON before OPEN.
   if (rng.chance(0.5)) b.settle();
   const to = rng.chance(0.5) ? 'won' : 'lost';

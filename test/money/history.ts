@@ -61,7 +61,11 @@ export type HistoryStep =
   /** A pending refund ends, or a succeeded one fails afterwards (Stripe). */
   | { kind: 'refund-update'; refund: string; to: 'succeeded' | 'failed' }
   /** The donor's bank disputes `amount`; the provider withdraws it. */
-  | { kind: 'dispute'; dispute: string; amount: number }
+  /**
+   * A cardholder's dispute of `amount`. `stated: false`: the provider withdraws it but names no
+   * amount (Midtrans' partial_chargeback, M10) until a later whole chargeback covers it.
+   */
+  | { kind: 'dispute'; dispute: string; amount: number; stated?: false }
   | { kind: 'dispute-update'; dispute: string; to: 'won' | 'lost' }
   /**
    * A notification sent by step `step` arrives again: the same message (`duplicate`), or its
@@ -109,7 +113,7 @@ export function describeStep(step: HistoryStep): string {
     case 'refund-update':
       return `provider: refund ${step.refund} → ${step.to}`;
     case 'dispute':
-      return `provider: dispute ${step.dispute} of ${step.amount} opened`;
+      return `provider: dispute ${step.dispute} of ${step.amount} opened${step.stated === false ? ' (amount unstated)' : ''}`;
     case 'dispute-update':
       return `provider: dispute ${step.dispute} → ${step.to}`;
     case 'redeliver':

@@ -14,6 +14,7 @@ import type {
   ProviderDriver,
   ProviderStep,
 } from './provider-driver';
+import { paymentReversalId } from '../../workflows/contracts';
 import { poll } from './provider-driver';
 import type { Watch } from './provider-driver';
 import type { Notifications } from './standin-notifications';
@@ -63,6 +64,7 @@ class MidtransCase implements CaseProvider {
         return;
       case 'payment-reversed':
         midtrans.reverse(this.orderId);
+        this.ids.names.set('reversal', paymentReversalId(this.transactionId));
         return;
       case 'provider-fault': {
         const call = { read: 'status', cancel: 'cancel', refund: 'refund' }[step.call];
@@ -86,15 +88,9 @@ class MidtransCase implements CaseProvider {
         midtrans.confirmRefund(this.orderId, this.keyOf(step.refund));
         return;
       case 'dispute':
-        // Midtrans gives a chargeback no id: galang keys the whole one by the order, and a
-        // partial one has no key of its own (provider-facts M10).
+        // Midtrans gives a chargeback no id: galang keys partial and whole by the order (M10).
         midtrans.chargeback(this.orderId, step.amount);
-        this.ids.names.set(
-          step.dispute,
-          midtrans.transaction(this.orderId)?.transaction_status === 'chargeback'
-            ? `${this.orderId}-chargeback`
-            : `${this.orderId}-partial-chargeback-${step.dispute}`,
-        );
+        this.ids.names.set(step.dispute, `${this.orderId}-chargeback`);
         return;
       case 'dispute-update':
         throw new Error('Midtrans documents no dispute decision');

@@ -186,7 +186,7 @@ export async function observe(ctx: DriverContext, ids: CaseIds): Promise<Observe
     .execute();
   const reversals: Record<string, string> = {};
   for (const [name, id] of ids.names) {
-    const kind = name.startsWith('d') ? 'dispute' : 'refund';
+    const kind = name.startsWith('d') || name === 'reversal' ? 'dispute' : 'refund';
     reversals[name] = await reversalOutcome(ctx, reversalWorkflowId(ids.donationId, kind, id));
   }
   return {
@@ -251,7 +251,9 @@ export function compare(
       `provider_reference ${observed.providerReference ?? 'null'} ≠ ${ids.providerReference ?? '?'}`,
     );
   }
-  const refunds = [...ids.names.keys()].filter((name) => !name.startsWith('d')).length;
+  const refunds = [...ids.names.keys()].filter(
+    (name) => !name.startsWith('d') && name !== 'reversal',
+  ).length;
   if (observed.providerRefunds !== refunds) {
     problems.push(`${observed.providerRefunds} refunds at the provider for ${refunds} asked`);
   }

@@ -48,6 +48,10 @@ export class MoneyModel {
   private waiting: { ref: string; entry: ExpectedEntry }[] = [];
   private readonly refunds = new Map<string, RefundState>();
   private readonly disputes = new Map<string, DisputeState>();
+  /** Disputes whose amount the provider did not state: the donation is held for review. */
+  private readonly held = new Set<string>();
+  /** Held disputes and the whole chargeback that covers each: one dispute at the provider. */
+  private readonly coveredBy = new Map<string, string>();
   private readonly outcomes: Record<string, ReversalOutcome> = {};
   private at = 0;
 
@@ -82,6 +86,8 @@ export class MoneyModel {
     const reversals = { ...this.outcomes };
     // Reversals of money that was never credited: an operator must look; nothing is posted.
     for (const { ref } of this.waiting) if (ref !== 'reversal') reversals[ref] = 'needs-review';
+    // The same dispute at the provider, so the same workflow: it ends as the whole one does.
+    for (const [h, whole] of this.coveredBy) reversals[h] = reversals[whole] ?? 'needs-review';
     const net = this.net();
     return {
       status: this.status,
@@ -115,7 +121,7 @@ export class MoneyModel {
         this.updateRefund(step.refund, step.to);
         break;
       case 'dispute':
-        this.openDispute(step.dispute, step.amount);
+        this.openDispute(step.dispute, step.amount, step.stated ?? true);
         break;
       case 'dispute-update':
         this.decideDispute(step.dispute, step.to);
@@ -236,7 +242,7 @@ export class MoneyModel {
     }
   }
 
-  private openDispute(name: string, amount: number): void {
+  private openDispute(name: string, amount: number, stated: boolean): void {
     if (this.disputes.has(name)) this.impossible(`dispute ${name} exists`);
     if (this.payment !== 'settled') this.impossible(`a ${this.payment} payment has no disputes`);
     if ([...this.refunds.values()].some((r) => r.status === 'pending')) {
@@ -246,7 +252,21 @@ export class MoneyModel {
       this.impossible(`dispute ${name} of ${amount} exceeds ${this.disputable()}`);
     }
     this.disputes.set(name, { amount, status: 'open' });
-    this.due(name, { type: 'CHARGEBACK', ref: name, amount: -amount });
+    if (!stated) {
+      // Money left, amount unknown: nothing posted, the credited donation waits for review.
+      this.held.add(name);
+      this.outcomes[name] = 'needs-review';
+      if (this.credited) this.status = 'NEEDS_REVIEW';
+      return;
+    }
+    // A whole chargeback covers the held ones too: one entry of everything they took.
+    let covered = amount;
+    for (const h of this.held) {
+      covered += this.disputes.get(h)?.amount ?? 0;
+      this.coveredBy.set(h, name);
+    }
+    this.held.clear();
+    this.due(name, { type: 'CHARGEBACK', ref: name, amount: -covered });
   }
 
   private decideDispute(name: string, to: 'won' | 'lost'): void {
@@ -277,6 +297,7 @@ export class MoneyModel {
     else if (net === this.history.amount) this.status = 'CONFIRMED';
     else if (net > 0) this.status = 'PARTIALLY_REFUNDED';
     else this.status = this.hasOpenChargeback() ? 'CHARGED_BACK' : 'REFUNDED';
+    if (this.held.size > 0) this.status = 'NEEDS_REVIEW';
   }
 
   private hasOpenChargeback(): boolean {

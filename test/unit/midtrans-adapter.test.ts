@@ -155,7 +155,7 @@ describe('Midtrans notifications, normalized (documented examples)', () => {
     });
   });
 
-  it('chargeback is a dispute taking what was not refunded; partial_chargeback is recorded only', () => {
+  it('chargeback takes what was not refunded; partial_chargeback is the same one, unstated', () => {
     expect(parse({ ...partialRefund, transaction_status: 'chargeback' })).toMatchObject({
       kind: 'dispute',
       disputeId: 'example-1424936368-chargeback',
@@ -163,7 +163,10 @@ describe('Midtrans notifications, normalized (documented examples)', () => {
       amount: 18_000,
     });
     expect(parse({ ...settlement, transaction_status: 'partial_chargeback' })).toMatchObject({
-      kind: 'ignored',
+      kind: 'dispute',
+      disputeId: `${settlement.order_id}-chargeback`,
+      status: 'OPEN',
+      amountUnstated: true,
     });
     expect(parse({ ...settlement, transaction_status: 'something_new' })).toMatchObject({
       kind: 'ignored',

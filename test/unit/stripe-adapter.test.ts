@@ -145,17 +145,26 @@ describe('Stripe events, normalized', () => {
     });
   });
 
-  it('charge.refunded (cumulative amount_refunded, no refund objects) is ignored, answered 2xx', () => {
+  it('charge.refunded (cumulative amount_refunded, no refund objects) is a hint to read the intent', () => {
     const charge = {
       id: 'ch_1',
       object: 'charge',
       amount: 5_000_000,
       amount_refunded: 1_500_000,
       currency: 'idr',
+      metadata: { donation_id: 'don-1' },
       payment_intent: 'pi_1',
       refunded: false,
     };
-    expect(parse(event('charge.refunded', charge))).toMatchObject({ kind: 'ignored' });
+    expect(parse(event('charge.refunded', charge))).toEqual({
+      kind: 'hint',
+      eventKey: 'evt_1NG8Du2eZvKYlo2CUI79vXWy',
+      providerReference: 'pi_1',
+      donationRef: 'don-1',
+      reason: 'charge.refunded',
+    });
+    const direct = { ...charge, payment_intent: null };
+    expect(parse(event('charge.refunded', direct))).toMatchObject({ kind: 'ignored' });
   });
 
   it('disputes: created and funds_withdrawn OPEN, funds_reinstated WON, closed won/lost', () => {

@@ -34,6 +34,7 @@ function lateStubs(provider: { status: PaymentStatus; amount: number }, decision
     }),
     donationStatus: async () => ({ status: 'EXPIRED', credited: false }),
     reviewLatePayment: async () => 'NEEDS_REVIEW',
+    followProviderTruth: async () => 0,
     requestRefund: async (input) => ({
       refundId: 're_late',
       status: 'PENDING',
@@ -73,6 +74,52 @@ describe('late payment and refund request workflows with stub activities', () =>
   });
   afterAll(async () => {
     await env.teardown();
+  });
+
+  const runLate = (stubs: ReturnType<typeof lateStubs>, input: LatePaymentInput) =>
+    withWorker(env, stubs.activities, (taskQueue) =>
+      env.client.workflow.execute<LatePaymentWorkflow>(WorkflowType.latePayment, {
+        workflowId: latePaymentWorkflowId(input.donationId),
+        taskQueue,
+        args: [input],
+      }),
+    );
+
+  it('credits, then reads the provider again for reversals that came before the credit', async () => {
+    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'credit');
+    const input = lateInput();
+    expect(await runLate(stubs, input)).toEqual({
+      outcome: 'credited',
+      donationStatus: 'CONFIRMED',
+    });
+    expect(stubs.names()).toEqual([
+      'fetchPayment',
+      'decideLatePayment',
+      'confirmDonation',
+      'followProviderTruth',
+    ]);
+    expect(stubs.argsOf('followProviderTruth')).toEqual([
+      [
+        {
+          donationId: input.donationId,
+          campaignId: input.campaignId,
+          provider: input.provider,
+          providerReference: REFERENCE,
+          verifyWithProvider: false,
+        },
+      ],
+    ]);
+  });
+
+  it('holds for an operator a late payment it may neither credit nor refund', async () => {
+    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'hold');
+    const input = lateInput();
+    expect(await runLate(stubs, input)).toEqual({
+      outcome: 'needs-review',
+      donationStatus: 'NEEDS_REVIEW',
+    });
+    expect(stubs.names()).toEqual(['fetchPayment', 'decideLatePayment', 'reviewLatePayment']);
+    expect(stubs.argsOf('decideLatePayment')).toEqual([[input.donationId]]);
   });
 
   it('asks the provider for a refund once, then hands the refund to its reversal', async () => {

@@ -55,6 +55,8 @@ export interface DisputeEvent extends EventBase {
   /** The provider's id of this dispute: the ledger keys its entries by it. */
   disputeId: string;
   status: DisputeStatus;
+  /** The provider withdrew money but names no amount (Midtrans' partial_chargeback): held. */
+  amountUnstated?: boolean;
 }
 
 /** One verified notification, or a status read turned into the same shape. */
@@ -72,8 +74,10 @@ export interface RefundRecord {
 export interface DisputeRecord {
   disputeId: string;
   status: DisputeStatus;
-  /** Minor units. */
+  /** Minor units; 0 when `amountUnstated`. */
   amount: number;
+  /** The provider withdrew money but names no amount: the donation is held for an operator. */
+  amountUnstated?: boolean;
 }
 
 /** The whole truth about one payment, read from the provider's API. */
@@ -84,4 +88,27 @@ export interface PaymentSnapshot {
   currency: string;
   refunds: RefundRecord[];
   disputes: DisputeRecord[];
+}
+
+/**
+ * A payment the provider declines after it was paid (Midtrans' "Reversal Case": a Mandiri Bill,
+ * Permata or Indomaret settlement whose money never arrived). galang takes the credit back as a
+ * lost dispute under this id, so it posts once through the reversal workflow like any other.
+ */
+export function paymentReversalId(providerReference: string): string {
+  return `${providerReference}-payment-reversed`;
+}
+
+/** The dispute a DECLINED after PAID stands for: the whole amount, kept by the provider. */
+export function paymentReversalEvent(event: PaymentEvent): DisputeEvent {
+  return {
+    kind: 'dispute',
+    disputeId: paymentReversalId(event.providerReference),
+    status: 'LOST',
+    eventKey: event.eventKey,
+    providerReference: event.providerReference,
+    amount: event.amount,
+    currency: event.currency,
+    occurredAt: event.occurredAt,
+  };
 }

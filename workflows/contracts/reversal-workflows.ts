@@ -49,6 +49,17 @@ export interface RefundRequestResult {
   status: RefundStatus;
 }
 
+/**
+ * A hint that a payment's money moved (Stripe's `charge.refunded` on older endpoints, a sweep
+ * of reconciliation): the provider's record is read again while hints keep coming.
+ */
+export const paymentSyncSignal = defineSignal('paymentSync');
+
+export interface PaymentSyncResult {
+  /** Refunds, disputes and late payments handed to their own workflows. */
+  followed: number;
+}
+
 /** A PAID that arrived after its donation was closed. */
 export interface LatePaymentInput extends PaymentRef {
   event: PaymentEvent;

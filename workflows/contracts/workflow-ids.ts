@@ -36,6 +36,11 @@ export function refundRequestWorkflowId(donationId: string, requestKey: string):
   return `refund-request-${donationId}-${requestKey}`;
 }
 
+/** One reading of a payment's record at a time; hints that come meanwhile read it again. */
+export function paymentSyncWorkflowId(donationId: string): string {
+  return `payment-sync-${donationId}`;
+}
+
 /** The one follow-up of a payment that succeeded after its donation was closed. */
 export function latePaymentWorkflowId(donationId: string): string {
   return `late-payment-${donationId}`;

@@ -3,6 +3,8 @@ import type { DonationInput, DonationOutcome } from './donation-workflow';
 import type {
   LatePaymentInput,
   LatePaymentResult,
+  PaymentRef,
+  PaymentSyncResult,
   RefundRequestInput,
   RefundRequestResult,
   ReversalInput,
@@ -19,6 +21,7 @@ export const WorkflowType = {
   refundRequest: 'refundRequestWorkflow',
   latePayment: 'latePaymentWorkflow',
   reconciliation: 'reconciliationWorkflow',
+  paymentSync: 'paymentSyncWorkflow',
 } as const;
 
 export type DonationWorkflow = (input: DonationInput) => Promise<DonationOutcome>;
@@ -26,3 +29,4 @@ export type ReversalWorkflow = (input: ReversalInput) => Promise<ReversalResult>
 export type RefundRequestWorkflow = (input: RefundRequestInput) => Promise<RefundRequestResult>;
 export type LatePaymentWorkflow = (input: LatePaymentInput) => Promise<LatePaymentResult>;
 export type ReconciliationWorkflow = () => Promise<ReconciliationReport>;
+export type PaymentSyncWorkflow = (ref: PaymentRef) => Promise<PaymentSyncResult>;

@@ -29,7 +29,9 @@ Exit code 1 when a row could not be delivered (Temporal unreachable): it stays i
       eventKey: entry.eventKey,
       donationId: entry.donationId,
       status:
-        entry.event.kind === 'ignored' ? 'ignored' : `${entry.event.kind}:${entry.event.status}`,
+        entry.event.kind === 'ignored' || entry.event.kind === 'hint'
+          ? entry.event.kind
+          : `${entry.event.kind}:${entry.event.status}`,
     }));
     if (args.values.yes !== true) {
       io.out(

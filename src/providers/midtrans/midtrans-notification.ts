@@ -96,9 +96,6 @@ export function parseMidtransNotification(
   }
   const chargeback = chargebackOf(body);
   if (chargeback) return { ...base, ...chargeback, kind: 'dispute', eventKey: key };
-  if (status === 'partial_chargeback') {
-    return { kind: 'ignored', eventKey: key, reason: 'partial_chargeback names no amount' };
-  }
   const paymentStatus = midtransPaymentStatus(status, body.fraud_status);
   if (!paymentStatus) return { kind: 'ignored', eventKey: key, reason: `status ${status}` };
   return { ...base, kind: 'payment', eventKey: key, status: paymentStatus, amount };

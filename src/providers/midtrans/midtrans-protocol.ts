@@ -106,16 +106,17 @@ export function refundRecord(refund: MidtransRefund): RefundRecord {
 /**
  * Midtrans documents the `chargeback` status but no chargeback id or amount: a whole-transaction
  * chargeback takes what was not refunded, keyed by the order. A `partial_chargeback` names no
- * amount at all, so it cannot be booked from the API (see docs/providers-and-webhooks.md).
+ * amount at all (M10), so it is the same dispute with its amount unstated: the donation is held
+ * for an operator until Midtrans reports the whole one (see docs/providers-and-webhooks.md).
  */
 export function chargebackOf(t: MidtransTransaction): DisputeRecord | undefined {
+  const disputeId = `${t.order_id}-chargeback`;
+  if (t.transaction_status === 'partial_chargeback') {
+    return { disputeId, status: 'OPEN', amount: 0, amountUnstated: true };
+  }
   if (t.transaction_status !== 'chargeback') return undefined;
   const refunded = (t.refunds ?? []).reduce((sum, r) => sum + (rupiah(r.refund_amount) ?? 0), 0);
-  return {
-    disputeId: `${t.order_id}-chargeback`,
-    status: 'LOST',
-    amount: (rupiah(t.gross_amount) ?? 0) - refunded,
-  };
+  return { disputeId, status: 'LOST', amount: (rupiah(t.gross_amount) ?? 0) - refunded };
 }
 
 export function midtransSnapshot(t: MidtransTransaction): PaymentSnapshot {

@@ -50,8 +50,8 @@ function amount(value: number, currency: string): number {
 /**
  * One verified Stripe event, normalized. `payment_intent.payment_failed` is not final (the
  * intent returns to `requires_payment_method`). `charge.refunded` carries only the cumulative
- * `amount_refunded` (its refunds list is not included since API 2022-11-15), so each refund is
- * taken from the `refund.*` events instead (sent for every refund since 2024-10-28.acacia).
+ * `amount_refunded` (its refunds list is not included since API 2022-11-15), so it is a hint to
+ * read the intent's refunds: endpoints older than 2024-10-28.acacia get no `refund.created`.
  */
 export function normalizeStripeEvent(event: Stripe.Event): WebhookEvent {
   const base = { eventKey: event.id, occurredAt: new Date(event.created * 1000).toISOString() };
@@ -99,6 +99,18 @@ export function normalizeStripeEvent(event: Stripe.Event): WebhookEvent {
         donationRef: refund.metadata?.donation_id,
         amount: amount(refund.amount, refund.currency),
         currency: refund.currency.toUpperCase(),
+      };
+    }
+    case 'charge.refunded': {
+      // Older endpoints send only this for a Dashboard refund, naming no refund (S3).
+      const intentId = idOf(event.data.object.payment_intent);
+      if (!intentId) return ignored('refund of a charge without a PaymentIntent');
+      return {
+        kind: 'hint',
+        eventKey: event.id,
+        providerReference: intentId,
+        donationRef: event.data.object.metadata.donation_id,
+        reason: event.type,
       };
     }
     case 'charge.dispute.created':
