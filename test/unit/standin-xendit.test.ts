@@ -75,6 +75,26 @@ describe('Xendit stand-in against xendit-node and the documented contract', () =
     expect(listed).toHaveLength(2);
   });
 
+  test('expire! answers the invoice expired; xendit-node paths and its 404 code', async () => {
+    const reference = `don-${++n}`;
+    // xendit-node's createInvoice posts to `/v2/invoices/`, with the slash.
+    const made = (await (
+      await fetch(`${xendit.url}/v2/invoices/`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ external_id: reference, amount: 10_000, currency: 'IDR' }),
+      })
+    ).json()) as { id: string };
+    const expire = (id: string) =>
+      fetch(`${xendit.url}/invoices/${id}/expire!`, { method: 'POST', headers: auth });
+    const expired = await expire(made.id);
+    expect(expired.status).toBe(200);
+    expect(await expired.json()).toMatchObject({ id: made.id, status: 'EXPIRED' });
+    const unknown = await expire('5f4708b7bd394b0400b96276');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error_code: 'INVOICE_NOT_FOUND_ERROR' });
+  });
+
   test('callbacks carry the static x-callback-token (no signature) and are retried', async () => {
     const created = await create(`don-${++n}`);
     invoices.answer(500);

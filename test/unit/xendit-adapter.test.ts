@@ -150,10 +150,71 @@ describe('Xendit refund webhooks', () => {
     });
   });
 
-  it('records webhooks of other products (disputes) as ignored', () => {
-    expect(
-      send({ event: 'dispute.action_required', id: 'mi-dspt-1', status: 'ACTION_REQUIRED' }),
-    ).toMatchObject({ kind: 'ignored' });
+  it('records webhooks of other products (payouts) as ignored', () => {
+    expect(send({ event: 'payout.succeeded', id: 'disb-1' })).toEqual({
+      kind: 'ignored',
+      eventKey: 'payout.succeeded:disb-1',
+      reason: 'event payout.succeeded',
+    });
+  });
+});
+
+/** apidocs/dispute-webhook-notifications.md, the dispute.action_required example (abridged). */
+const disputeRaised = {
+  event: 'dispute.action_required',
+  id: 'mi-dspt-f44d259f-fd9d-4de9-80de-1eef3f1506b7',
+  channel_code: 'CARDS',
+  card_brands: 'VISA',
+  status: 'ACTION_REQUIRED',
+  currency: 'USD',
+  amount: { initial: '1000.00', terminal: null },
+  created_at: '2026-03-01T19:50:51.724Z',
+  updated_at: '2026-03-01T19:50:51.724Z',
+  due_date: '2026-03-15T19:50:51.724Z',
+  related_disputes: [],
+  payment_id: 'py-59a3cf39-2a7d-4733-a3e3-8177c78090f7',
+  reference_id: 'ref-123456',
+};
+
+/** The reason of an event that must come out ignored. */
+const reasonOf = (body: object) => {
+  const event = send(body);
+  if (event.kind !== 'ignored') throw new Error(`not ignored: ${event.kind}`);
+  return event.reason;
+};
+
+describe('Xendit dispute webhooks (issue 22 item 6)', () => {
+  it('are recorded as needs-review with what they say: the docs bind them to no invoice', () => {
+    expect(send(disputeRaised)).toEqual({
+      kind: 'ignored',
+      eventKey:
+        'dispute.action_required:mi-dspt-f44d259f-fd9d-4de9-80de-1eef3f1506b7:2026-03-01T19:50:51.724Z',
+      reason:
+        'needs-review: Xendit dispute mi-dspt-f44d259f-fd9d-4de9-80de-1eef3f1506b7 ACTION_REQUIRED' +
+        ' (dispute.action_required) USD 1000.00 on payment' +
+        ' py-59a3cf39-2a7d-4733-a3e3-8177c78090f7 (reference ref-123456):' +
+        ' the docs bind no invoice id to it',
+    });
+  });
+
+  it('every documented dispute event, and one missing its fields, needs review', () => {
+    const lost = {
+      ...disputeRaised,
+      event: 'dispute.lost',
+      status: 'LOST',
+      status_reason: 'EXCEEDED_DEADLINE',
+      amount: { initial: '1000.00', terminal: '800.00' },
+      updated_at: '2026-03-20T14:00:00Z',
+    };
+    expect(send(lost)).toMatchObject({
+      kind: 'ignored',
+      eventKey: `dispute.lost:${disputeRaised.id}:2026-03-20T14:00:00Z`,
+    });
+    expect(reasonOf(lost)).toContain('LOST (dispute.lost) USD 1000.00→800.00');
+    for (const event of ['under_review', 'won', 'due_date_approaching', 'something_new']) {
+      expect(reasonOf({ ...disputeRaised, event: `dispute.${event}` })).toMatch(/^needs-review: /);
+    }
+    expect(reasonOf({ event: 'dispute.won' })).toMatch(/^needs-review: Xendit dispute \? \?/);
   });
 });
 

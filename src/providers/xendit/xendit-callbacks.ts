@@ -80,9 +80,32 @@ function invoiceEvent(body: Json): WebhookEvent {
 }
 
 /**
+ * A dispute webhook (apidocs/dispute-webhook-notifications.md): `{event: dispute.*, id, status,
+ * currency, amount: {initial, terminal}, payment_id, reference_id}`. It names a Payments API
+ * payment (`py-…`); the docs tie no invoice id to it, so it cannot reach the invoice galang
+ * stores. Recorded for an operator with what it says, never dropped in silence.
+ */
+function disputeEvent(body: Json, event: string): WebhookEvent {
+  const id = str(body.id) ?? '?';
+  const amount = isObject(body.amount) ? body.amount : {};
+  const money = [str(amount.initial), str(amount.terminal)].filter(Boolean).join('→');
+  const parts = [
+    `Xendit dispute ${id} ${str(body.status) ?? '?'} (${event})`,
+    `${str(body.currency) ?? '?'} ${money || '?'}`,
+    `on payment ${str(body.payment_id) ?? '?'} (reference ${str(body.reference_id) ?? '?'})`,
+  ];
+  return {
+    kind: 'ignored',
+    // One key per state change; Xendit's retries of one notification share `updated_at`.
+    eventKey: `${event}:${id}:${str(body.updated_at) ?? ''}`,
+    reason: `needs-review: ${parts.join(' ')}: the docs bind no invoice id to it`,
+  };
+}
+
+/**
  * A verified Xendit callback, normalized. Every event is a hint (no signature over the body):
- * the workflow confirms it with the API first. Other products' webhooks (disputes, payouts…)
- * are recorded and ignored.
+ * the workflow confirms it with the API first. Disputes are recorded as `needs-review:`;
+ * other products' webhooks (payouts…) are recorded and ignored.
  */
 export function parseXenditCallback(
   rawBody: Buffer,
@@ -99,6 +122,7 @@ export function parseXenditCallback(
   if (!isObject(body)) throw new WebhookRejected('malformed', 'not an object');
   const event = str(body.event);
   if (event === 'refund.succeeded' || event === 'refund.failed') return refundEvent(body);
+  if (event?.startsWith('dispute.')) return disputeEvent(body, event);
   if (event) {
     const key = `${event}:${str(body.id) ?? str(body.created) ?? ''}`;
     return { kind: 'ignored', eventKey: key, reason: `event ${event}` };

@@ -11,6 +11,8 @@ import type {
 } from '../payment-provider';
 import type { PaymentSnapshot, RefundRecord } from '../../../workflows/contracts';
 import { parseXenditCallback } from './xendit-callbacks';
+import { convergeInvoice } from './xendit-invoices';
+import type { InvoiceCalls } from './xendit-invoices';
 import {
   XENDIT_CURRENCIES,
   fromXenditAmount,
@@ -48,7 +50,8 @@ const errorCode = (error: unknown) =>
 
 /**
  * Xendit invoices. Invoice creation has no documented idempotency, so an invoice is looked up
- * by our donation id (`external_id`) before one is created. Refunds answer PENDING and settle
+ * by our donation id (`external_id`) before one is created, and duplicates that overlapping
+ * attempts made are expired after (`convergeInvoice`). Refunds answer PENDING and settle
  * by webhook. Callbacks carry a static token, not a signature, so the workflow confirms each
  * one with the API first (`verifyWithProvider`).
  */
@@ -76,6 +79,15 @@ export function createXenditProvider(options: XenditOptions): PaymentProvider {
   };
   const invoice = (id: string) =>
     call<XenditInvoice>(`/v2/invoices/${encodeURIComponent(id)}`, 'GET');
+  const invoiceCalls: InvoiceCalls = {
+    list: (externalId) =>
+      call<XenditInvoice[]>(
+        `/v2/invoices?${new URLSearchParams({ external_id: externalId }).toString()}`,
+        'GET',
+      ),
+    read: invoice,
+    expire: (id) => call<XenditInvoice>(`/invoices/${encodeURIComponent(id)}/expire!`, 'POST'),
+  };
   const refundsOf = async (invoiceId: string): Promise<XenditRefund[]> => {
     const all: XenditRefund[] = [];
     for (let after: string | undefined; ;) {
@@ -99,7 +111,8 @@ export function createXenditProvider(options: XenditOptions): PaymentProvider {
       amount,
       currency: found.currency,
       refunds: (await refundsOf(found.id)).map(refundRecord),
-      // Xendit reports disputes on Payments API payments, not on invoices: see docs.
+      // Xendit lists disputes by Payments API payment_id, which its docs tie to no invoice;
+      // they come as `needs-review:` callbacks instead (docs/provider-contracts.md X6).
       disputes: [],
     };
   };
@@ -117,23 +130,19 @@ export function createXenditProvider(options: XenditOptions): PaymentProvider {
       if (!method || !XENDIT_CURRENCIES.has(request.currency)) {
         throw new ProviderRejected(422, { message: 'currency or method Xendit does not take' });
       }
-      // No idempotency on invoice creation: an invoice for this donation is reused.
-      const query = new URLSearchParams({ external_id: request.donationId });
-      const existing = await call<XenditInvoice[]>(`/v2/invoices?${query.toString()}`, 'GET');
-      const created =
-        existing.find((i) => i.status !== 'EXPIRED') ??
-        existing[0] ??
-        (await call<XenditInvoice>('/v2/invoices', 'POST', {
+      const kept = await convergeInvoice(invoiceCalls, request.donationId, () =>
+        call<XenditInvoice>('/v2/invoices', 'POST', {
           external_id: request.donationId,
           amount: toXenditAmount(request.amount, request.currency),
           currency: request.currency,
           description: request.description,
           payment_methods: method.channels,
-        }));
+        }),
+      );
       return {
-        providerReference: created.id,
-        status: invoiceStatuses[created.status] ?? 'PENDING',
-        action: { type: 'redirect', value: created.invoice_url ?? '' },
+        providerReference: kept.id,
+        status: invoiceStatuses[kept.status] ?? 'PENDING',
+        action: { type: 'redirect', value: kept.invoice_url ?? '' },
       };
     },
 
@@ -143,11 +152,7 @@ export function createXenditProvider(options: XenditOptions): PaymentProvider {
 
     async cancel(id: string): Promise<CancelResult> {
       try {
-        const expired = await call<XenditInvoice>(
-          `/invoices/${encodeURIComponent(id)}/expire!`,
-          'POST',
-        );
-        return { accepted: true, payment: await snapshot(expired) };
+        return { accepted: true, payment: await snapshot(await invoiceCalls.expire(id)) };
       } catch (error) {
         // Refused for an invoice that is no longer pending: read what it is.
         if (!(error instanceof ProviderRejected) || error.status === 401) throw error;

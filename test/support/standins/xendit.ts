@@ -192,8 +192,10 @@ export async function startXenditStandin(options: XenditStandinOptions) {
   };
 
   const routes: Route[] = [
-    { method: 'POST', path: /^\/v2\/invoices$/, handle: (req) => createInvoice(req.body) },
+    // xendit-node and xendit-php post to `/v2/invoices/`; galang's adapter to `/v2/invoices`.
+    { method: 'POST', path: /^\/v2\/invoices\/?$/, handle: (req) => createInvoice(req.body) },
     {
+      // Answers an array (xendit-node `getInvoices`), oldest first: Xendit documents no order.
       method: 'GET',
       path: /^\/v2\/invoices$/,
       handle: (req) => ({
@@ -216,6 +218,8 @@ export async function startXenditStandin(options: XenditStandinOptions) {
       path: /^\/invoices\/([^/]+)\/expire!$/,
       handle: (_r, [invoiceId = '']) => {
         const found = invoice(invoiceId);
+        // INVOICE_NOT_FOUND_ERROR is xendit-node's 404; that a paid or expired invoice answers
+        // it too is the stand-in's choice (not in the docs).
         if (!found || found.status !== 'PENDING')
           return error(404, 'INVOICE_NOT_FOUND_ERROR', 'Could not find a pending invoice');
         Object.assign(found, { status: 'EXPIRED', updated: iso() });
