@@ -58,6 +58,11 @@ export function createMetrics(registry = new Registry()) {
         'Verified notifications naming a donation of another provider or payment (never signalled)',
         ['provider'],
       ),
+      needsReview: labelled(
+        'galang_webhooks_needs_review_total',
+        'Verified notifications recorded but not applied: money may have moved, an operator must act',
+        ['provider'],
+      ),
       deferred: labelled(
         'galang_webhooks_deferred_total',
         'Deliveries left to the redelivery loop because Temporal was unreachable',

@@ -67,7 +67,13 @@ export type WebhookEvent =
       /** Our donation id as the provider echoed it, when it does. */
       donationRef: string | undefined;
     })
-  | { kind: 'ignored'; eventKey: string; reason: string };
+  | {
+      kind: 'ignored';
+      eventKey: string;
+      reason: string;
+      /** Money may have moved in a way galang cannot follow: an operator must look. */
+      needsReview?: true;
+    };
 
 export type WebhookRejection = 'signature' | 'malformed';
 

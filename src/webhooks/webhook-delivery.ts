@@ -33,7 +33,9 @@ export interface WebhookDeliveryDeps {
   temporal: Client;
   followUps: FollowUpWorkflows;
   /** The API counts outcomes; the worker and the ops CLI deliver without a registry. */
-  metrics?: Pick<WebhookMetrics, 'unknown' | 'mismatched' | 'deferred' | 'signalLag'> | undefined;
+  metrics?:
+    | Pick<WebhookMetrics, 'unknown' | 'mismatched' | 'needsReview' | 'deferred' | 'signalLag'>
+    | undefined;
   /** How long one delivery may wait on Temporal before it is left for the next attempt. */
   signalTimeoutMs?: number;
 }
@@ -95,6 +97,10 @@ export class WebhookDelivery {
       ...(entry.correlationId ? { correlationId: entry.correlationId } : {}),
     };
     if (event.kind === 'ignored') {
+      if (event.needsReview) {
+        this.deps.metrics?.needsReview.inc({ provider });
+        log.warn({ ...about, inboxId, reason: event.reason }, 'webhook recorded for review');
+      }
       await this.deps.inbox.markProcessed(inboxId, `ignored: ${event.reason}`);
       return 'ignored';
     }

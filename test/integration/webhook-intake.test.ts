@@ -88,6 +88,33 @@ describe('webhook intake', () => {
     );
   });
 
+  it('records a Xendit dispute for review, answers 200, counts it and signals nothing', async () => {
+    const id = `mi-dspt-${randomUUID()}`;
+    const body = JSON.stringify({
+      event: 'dispute.action_required',
+      id,
+      channel_code: 'CARDS',
+      status: 'ACTION_REQUIRED',
+      currency: 'IDR',
+      amount: { initial: '50000.00', terminal: null },
+      updated_at: new Date().toISOString(),
+      payment_id: `py-${randomUUID()}`,
+      reference_id: 'ref-1',
+    });
+    const response = await send('xendit', body, { 'x-callback-token': XENDIT_CALLBACK_TOKEN });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ received: true, outcome: 'ignored' });
+    const row = await stack.db
+      .selectFrom('webhook_inbox')
+      .select(['last_error', 'processed_at'])
+      .where('raw_body', '=', body)
+      .executeTakeFirstOrThrow();
+    expect(row.last_error).toMatch(new RegExp(`^ignored: needs-review: Xendit dispute ${id} `));
+    expect(row.processed_at).not.toBeNull();
+    const metrics = await stack.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/galang_webhooks_needs_review_total\{provider="xendit"\} [1-9]/);
+  });
+
   it('answers a duplicate at once with 200 and records it once', async () => {
     const body = stray();
     const headers = simulatorHeaders(body);

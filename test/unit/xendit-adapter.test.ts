@@ -194,6 +194,7 @@ describe('Xendit dispute webhooks (issue 22 item 6)', () => {
         ' (dispute.action_required) USD 1000.00 on payment' +
         ' py-59a3cf39-2a7d-4733-a3e3-8177c78090f7 (reference ref-123456):' +
         ' the docs bind no invoice id to it',
+      needsReview: true,
     });
   });
 

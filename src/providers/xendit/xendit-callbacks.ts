@@ -99,6 +99,7 @@ function disputeEvent(body: Json, event: string): WebhookEvent {
     // One key per state change; Xendit's retries of one notification share `updated_at`.
     eventKey: `${event}:${id}:${str(body.updated_at) ?? ''}`,
     reason: `needs-review: ${parts.join(' ')}: the docs bind no invoice id to it`,
+    needsReview: true,
   };
 }
 
