@@ -130,14 +130,14 @@ describe('Midtrans notifications, normalized (documented examples)', () => {
     expect(at('capture', '200', { fraud_status: 'accept' })).toMatchObject({ status: 'PAID' });
   });
 
-  it('a partial_refund is a refund hint for the newest refund, pending until bank-confirmed', () => {
-    expect(parse(partialRefund)).toMatchObject({
-      kind: 'refund',
-      refundId: '2',
-      status: 'PENDING',
-      amount: 7_000,
+  it('a partial_refund is a hint to read every refund, keyed by their states', () => {
+    // Issue 22 item 11: it names no refund; taking the newest misattributed the first one's.
+    expect(parse(partialRefund)).toEqual({
+      kind: 'hint',
+      donationRef: 'example-1424936368',
       providerReference: '249fc620-6017-4540-af7c-5a1c25788f46',
-      eventKey: 'example-1424936368:partial_refund:200:2:PENDING',
+      eventKey: 'example-1424936368:partial_refund:200:1:PENDING,2:PENDING',
+      reason: 'partial_refund',
     });
     const confirmed = {
       ...partialRefund,
@@ -148,10 +148,8 @@ describe('Midtrans notifications, normalized (documented examples)', () => {
     };
     // The second notification (bank confirmed) is a different event.
     expect(parse(confirmed)).toMatchObject({
-      refundId: '2',
-      status: 'SUCCEEDED',
-      eventKey: 'example-1424936368:partial_refund:200:2:SUCCEEDED',
-      occurredAt: '2015-02-27T02:30:20+07:00',
+      kind: 'hint',
+      eventKey: 'example-1424936368:partial_refund:200:1:SUCCEEDED,2:SUCCEEDED',
     });
   });
 

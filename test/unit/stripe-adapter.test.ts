@@ -152,7 +152,6 @@ describe('Stripe events, normalized', () => {
       amount: 5_000_000,
       amount_refunded: 1_500_000,
       currency: 'idr',
-      metadata: { donation_id: 'don-1' },
       payment_intent: 'pi_1',
       refunded: false,
     };
@@ -160,7 +159,7 @@ describe('Stripe events, normalized', () => {
       kind: 'hint',
       eventKey: 'evt_1NG8Du2eZvKYlo2CUI79vXWy',
       providerReference: 'pi_1',
-      donationRef: 'don-1',
+      donationRef: undefined,
       reason: 'charge.refunded',
     });
     const direct = { ...charge, payment_intent: null };

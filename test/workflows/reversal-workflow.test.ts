@@ -137,6 +137,38 @@ describe('reversal workflow with stub activities', () => {
       await handle.signal(reversalEventSignal, refund('SUCCEEDED'));
       await expect(handle.result()).resolves.toMatchObject({ outcome: 'posted' });
     });
+    expect(stubs.names()).toEqual(['fetchPayment', 'fetchPayment', 'postReversal']);
+  });
+
+  it('reads a signed refund event back: a stale success of a refund since failed posts nothing', async () => {
+    // Stripe: a Dashboard refund succeeded, then failed; its refund.created comes last.
+    const stubs = reversalStubs({
+      reads: [{ refunds: [{ refundId: 're_stale', status: 'FAILED', amount: 3_000 }] }],
+      posts: [{ refused: 'nothing-to-undo', inserted: 0, status: 'CONFIRMED' }],
+    });
+    const { input, workflowId } = reversalInput(refund('SUCCEEDED', 're_stale'));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'no-money-moved', donationStatus: 'CONFIRMED' });
+    expect(stubs.argsOf('postReversal')).toEqual([
+      [
+        input.donationId,
+        [{ entryType: 'REFUND_REVERSAL', externalRef: 're_stale', amount: 3_000 }],
+      ],
+    ]);
+  });
+
+  it('ends a failed refund the provider never booked, when it must verify', async () => {
+    // Midtrans' bank denial: the refund request answered FAILED; refunds[] never lists it.
+    const stubs = reversalStubs({
+      posts: [{ refused: 'nothing-to-undo', inserted: 0, status: 'CONFIRMED' }],
+    });
+    const { input, workflowId } = reversalInput(refund('FAILED', 're_denied'), true);
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'no-money-moved', donationStatus: 'CONFIRMED' });
     expect(stubs.names()).toEqual(['fetchPayment', 'postReversal']);
   });
 
@@ -197,7 +229,13 @@ describe('reversal workflow with stub activities', () => {
       (await start(taskQueue, input, workflowId)).result(),
     );
     expect(result).toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
-    expect(stubs.names()).toEqual(['postReversal', 'donationStatus', 'postReversal']);
+    expect(stubs.names()).toEqual([
+      'fetchPayment',
+      'postReversal',
+      'donationStatus',
+      'fetchPayment',
+      'postReversal',
+    ]);
     const [first, second] = stubs.argsOf('postReversal');
     expect(second).toEqual(first);
   });
@@ -213,7 +251,13 @@ describe('reversal workflow with stub activities', () => {
       (await start(taskQueue, input, workflowId)).result(),
     );
     expect(result).toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
-    expect(stubs.names()).toEqual(['postReversal', 'donationStatus', 'postReversal']);
+    expect(stubs.names()).toEqual([
+      'fetchPayment',
+      'postReversal',
+      'donationStatus',
+      'fetchPayment',
+      'postReversal',
+    ]);
   });
 });
 

@@ -79,19 +79,17 @@ export function parseMidtransNotification(
     occurredAt: midtransTime(body.transaction_time) ?? new Date().toISOString(),
   };
   if (status === 'refund' || status === 'partial_refund') {
-    const refunds = Array.isArray(body.refunds) ? body.refunds : [];
-    // The refund this notification is about: the newest one.
-    const latest = refunds.at(-1);
-    if (!latest) return { kind: 'ignored', eventKey: key, reason: `${status} without refunds[]` };
-    const refund = refundRecord(latest);
+    // It does not say which of refunds[] it is about (the newest need not be the one confirmed),
+    // so it is a hint: the payment sync reads every refund. Keyed by their states, so the
+    // notification after the bank confirmed is an event of its own.
+    const refunds = (Array.isArray(body.refunds) ? body.refunds : []).map(refundRecord);
+    const states = refunds.map((r) => `${r.refundId}:${r.status}`).join(',');
     return {
-      ...base,
-      kind: 'refund',
-      eventKey: `${key}:${refund.refundId}:${refund.status}`,
-      refundId: refund.refundId,
-      status: refund.status,
-      amount: refund.amount,
-      occurredAt: midtransTime(latest.bank_confirmed_at ?? latest.created_at) ?? base.occurredAt,
+      kind: 'hint',
+      eventKey: `${key}:${states}`,
+      donationRef: base.donationRef,
+      providerReference: base.providerReference,
+      reason: status,
     };
   }
   const chargeback = chargebackOf(body);

@@ -109,7 +109,8 @@ export function normalizeStripeEvent(event: Stripe.Event): WebhookEvent {
         kind: 'hint',
         eventKey: event.id,
         providerReference: intentId,
-        donationRef: event.data.object.metadata.donation_id,
+        // A charge need not carry the intent's metadata: it binds by the intent alone.
+        donationRef: undefined,
         reason: event.type,
       };
     }
