@@ -1,6 +1,11 @@
-import { log } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { Reconciler } from '../src/reconciliation/reconciler';
-import type { ReconciliationReport, StuckDecision, TotalsResult } from '../workflows/contracts';
+import type {
+  ProviderSweepResult,
+  ReconciliationReport,
+  StuckDecision,
+  TotalsResult,
+} from '../workflows/contracts';
 
 export interface ReconciliationActivityDeps {
   reconciler: Reconciler;
@@ -31,6 +36,41 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
           log.warn(message, { ...details });
         },
       });
+    },
+
+    /** Heartbeats its cursor after each page, so a retried attempt resumes where it stopped. */
+    async sweepProviderTruth(): Promise<ProviderSweepResult> {
+      const context = Context.current();
+      const resumeAfter = context.info.heartbeatDetails as string | undefined;
+      const result = await deps.reconciler.sweepProviders(
+        resumeAfter,
+        (cursor) => {
+          context.heartbeat(cursor);
+        },
+        {
+          warn: (details, message) => {
+            log.warn(message, { ...details });
+          },
+        },
+      );
+      const meter = context.metricMeter;
+      meter
+        .createCounter(
+          'galang_reconciliation_provider_followed',
+          undefined,
+          'Provider records followed into the ledger by reconciliation',
+        )
+        .add(result.followed);
+      meter
+        .createCounter(
+          'galang_reconciliation_provider_read_failures',
+          undefined,
+          'Provider records reconciliation could not read',
+        )
+        .add(result.failed);
+      if (result.followed > 0)
+        log.warn('provider sweep followed what the ledger lacked', { ...result });
+      return result;
     },
 
     async recordReconciliationRun(report: ReconciliationReport): Promise<void> {

@@ -1,12 +1,11 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { acceptsDonations } from '../src/campaigns/campaign-repository';
 import type { PostResult } from '../src/ledger/ledger-repository';
-import { FailureType, isClosedWithoutMoney, paymentReversalEvent } from '../workflows/contracts';
+import { FailureType } from '../workflows/contracts';
 import type {
   DisputeEvent,
   DonationStatus,
   LatePaymentInput,
-  PaymentEvent,
   PaymentRef,
   Posting,
   RefundEvent,
@@ -14,7 +13,7 @@ import type {
   RefundRequestInput,
 } from '../workflows/contracts';
 import { refundIdempotencyKey } from '../src/providers/refund-keys';
-import { lackingReversals } from '../src/reconciliation/provider-truth';
+import { followProviderTruth } from '../src/reconciliation/provider-truth';
 import { isFinalRejection, providerOf, refreshProgress } from './activity-deps';
 import type { ActivityDeps } from './activity-deps';
 
@@ -90,46 +89,11 @@ export function createReversalActivities(deps: ActivityDeps) {
       }
     },
 
-    /**
-     * Reads the payment's record at the provider and hands what the ledger lacks to the
-     * workflows that post it: refunds and disputes, a reversed payment, a late payment. Each
-     * target is keyed by the provider's ids, so reading twice follows nothing twice.
-     */
+    /** Hands what the provider's record shows and the ledger lacks on (see the function). */
     async followProviderTruth(ref: PaymentRef): Promise<number> {
       const donation = await deps.donations.findById(ref.donationId);
       if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${ref.donationId}`);
-      const truth = await providerOf(deps, ref.provider).fetchPayment(ref.providerReference);
-      const now = new Date().toISOString();
-      const posted = await deps.ledger.entriesOf(ref.donationId);
-      const events = lackingReversals(truth, posted, now);
-      const payment: PaymentEvent = {
-        kind: 'payment',
-        eventKey: `truth:${truth.providerReference}:${truth.status}`,
-        providerReference: truth.providerReference,
-        status: truth.status,
-        amount: truth.amount,
-        currency: truth.currency,
-        occurredAt: now,
-      };
-      const reversed = paymentReversalEvent(payment);
-      if (
-        donation.confirmedAt &&
-        truth.status === 'DECLINED' &&
-        !posted.some((e) => e.externalRef === reversed.disputeId)
-      ) {
-        events.push(reversed);
-      }
-      for (const event of events) await deps.followUps.followReversal(ref, event);
-      if (
-        !donation.confirmedAt &&
-        truth.status === 'PAID' &&
-        isClosedWithoutMoney(donation.status)
-      ) {
-        const { amount, currency } = donation;
-        await deps.followUps.startLatePayment({ ...ref, event: payment, amount, currency });
-        return events.length + 1;
-      }
-      return events.length;
+      return followProviderTruth(deps, providerOf(deps, ref.provider), ref, donation);
     },
 
     /** Hands a refund or dispute to its reversal workflow (signal-with-start). */

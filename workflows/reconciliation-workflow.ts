@@ -1,27 +1,32 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation-activities';
 import type { ReconciliationReport } from './contracts';
-import { reconciliationActivity } from './retry-policies';
+import { providerSweepActivity, reconciliationActivity } from './retry-policies';
 
 const { repairCampaignTotals, handBackStuckDonations, redeliverInbox, recordReconciliationRun } =
   proxyActivities<ReconciliationActivities>(reconciliationActivity);
+const { sweepProviderTruth } = proxyActivities<ReconciliationActivities>(providerSweepActivity);
 
 /**
  * One reconciliation pass, started by the worker's schedule (or `npm run ops -- reconcile`):
  * repair campaign totals that drifted from the ledger, hand stuck donations back to a workflow,
- * deliver webhooks nobody delivered, and record what was done. See docs/operations.md.
+ * deliver webhooks nobody delivered, read the providers' records of money that can still move,
+ * and record what was done. See docs/operations.md.
  */
 export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
   const { runId, workflowId } = workflowInfo();
   const totals = await repairCampaignTotals(runId);
   const stuckRestarted = await handBackStuckDonations(runId);
   const inboxRedelivered = await redeliverInbox();
+  // After the inbox: what was recorded is applied first, the providers' records then fill in.
+  const providerSweep = await sweepProviderTruth();
   const report: ReconciliationReport = {
     runId,
     workflowId,
     ...totals,
     stuckRestarted,
     inboxRedelivered,
+    providerSweep,
   };
   await recordReconciliationRun(report);
   return report;

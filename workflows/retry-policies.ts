@@ -26,3 +26,10 @@ export const reconciliationActivity: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 5 },
 };
+
+/** The provider sweep reads one payment at a time: long, but its heartbeat shows it alive. */
+export const providerSweepActivity: ActivityOptions = {
+  ...reconciliationActivity,
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '2 minutes',
+};

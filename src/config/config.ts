@@ -84,6 +84,11 @@ export interface Config {
      * undelivered webhook, must be before reconciliation acts on it.
      */
     readonly graceSeconds: number;
+    /**
+     * How far back reconciliation reads each payment's record at its provider (refunds and
+     * disputes can come this late: Stripe's dispute window is 120 days); 0 reads none.
+     */
+    readonly providerWindowDays: number;
   };
   readonly logLevel: string;
   /** `pretty` lines for people (pino-pretty, the development default) or JSON for machines. */
@@ -240,6 +245,7 @@ export function loadConfig(source: Env = process.env): Config {
     reconciliation: {
       intervalSeconds: reader.integer('RECONCILE_INTERVAL_SECONDS', 300, 0, 86_400),
       graceSeconds: reader.integer('RECONCILE_GRACE_SECONDS', 300, 0, 86_400),
+      providerWindowDays: reader.integer('RECONCILE_PROVIDER_WINDOW_DAYS', 120, 0, 540),
     },
     logLevel: reader.oneOf(
       'LOG_LEVEL',

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database';
 import type { DonationsTable } from '../db/schema';
 import type { DonationStatus, PaymentAction } from '../../workflows/contracts';
-import { OPEN_STATUSES } from '../../workflows/contracts';
+import { CLOSED_WITHOUT_MONEY, OPEN_STATUSES } from '../../workflows/contracts';
 import type { DonationInput, FinalFailureStatus } from '../../workflows/contracts';
 import type { Donation } from './donation';
 
@@ -14,8 +14,10 @@ import type { Donation } from './donation';
 export class DonationRepository {
   constructor(private readonly db: Db) {}
 
-  /** Inserts the donation once; a re-run (retry, reset, second edge) is a no-op. */
-  /** The row holds what the donation is, not how its workflow treats the provider. */
+  /**
+   * Inserts the donation once; a re-run (retry, reset, second edge) is a no-op. The row holds
+   * what the donation is, not how its workflow treats the provider.
+   */
   async insert(
     input: Omit<DonationInput, 'verifyWithProvider' | 'settleHorizonSeconds'>,
   ): Promise<boolean> {
@@ -117,6 +119,33 @@ export class DonationRepository {
       .returning('id')
       .executeTakeFirst();
     return updated !== undefined;
+  }
+
+  /**
+   * A page (after `afterId`, by id) of the donations created within `windowDays` whose money can
+   * still move at their provider: credited ones (refunds, disputes) and those never credited but
+   * closed or dead-lettered (a late payment). Reconciliation reads each one's provider record.
+   */
+  async findMoneyThatCanMove(
+    windowDays: number,
+    limit: number,
+    afterId?: string,
+  ): Promise<Donation[]> {
+    let query = this.db
+      .selectFrom('donations')
+      .selectAll()
+      .where('provider_reference', 'is not', null)
+      .where('created_at', '>=', sql<Date>`now() - make_interval(days => ${windowDays})`)
+      .where((eb) =>
+        eb.or([
+          eb('confirmed_at', 'is not', null),
+          eb('status', 'in', CLOSED_WITHOUT_MONEY),
+          eb('dead_lettered_at', 'is not', null),
+        ]),
+      );
+    if (afterId !== undefined) query = query.where('id', '>', afterId);
+    const rows = await query.orderBy('id').limit(limit).execute();
+    return rows.map(toDonation);
   }
 
   /** Marks a donation reconciliation will no longer hand back; the first mark stays. */

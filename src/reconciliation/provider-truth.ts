@@ -1,10 +1,65 @@
+import { isClosedWithoutMoney, paymentReversalEvent } from '../../workflows/contracts';
 import type {
   DisputeEvent,
   LedgerEntryType,
+  PaymentEvent,
+  PaymentRef,
   PaymentSnapshot,
   RefundEvent,
 } from '../../workflows/contracts';
-import type { PostedEntry } from '../ledger/ledger-repository';
+import type { Donation } from '../donations/donation';
+import type { FollowUpWorkflows } from '../donations/follow-up-workflows';
+import type { LedgerRepository, PostedEntry } from '../ledger/ledger-repository';
+import type { PaymentProvider } from '../providers/payment-provider';
+
+export interface ProviderTruthDeps {
+  ledger: Pick<LedgerRepository, 'entriesOf'>;
+  followUps: Pick<FollowUpWorkflows, 'followReversal' | 'startLatePayment'>;
+}
+
+/**
+ * Reads a payment's record at its provider and hands what the ledger lacks to the workflows
+ * that post it: refunds and disputes, a reversed payment, a late payment (a dead letter's too).
+ * Each target is keyed by the provider's ids, so reading twice follows nothing twice. Answers
+ * how many were handed on.
+ */
+export async function followProviderTruth(
+  deps: ProviderTruthDeps,
+  provider: PaymentProvider,
+  ref: PaymentRef,
+  donation: Donation,
+): Promise<number> {
+  const truth = await provider.fetchPayment(ref.providerReference);
+  const now = new Date().toISOString();
+  const posted = await deps.ledger.entriesOf(ref.donationId);
+  const events = lackingReversals(truth, posted, now);
+  const payment: PaymentEvent = {
+    kind: 'payment',
+    eventKey: `truth:${truth.providerReference}:${truth.status}`,
+    providerReference: truth.providerReference,
+    status: truth.status,
+    amount: truth.amount,
+    currency: truth.currency,
+    occurredAt: now,
+  };
+  const reversed = paymentReversalEvent(payment);
+  const credited = donation.confirmedAt !== null;
+  if (
+    credited &&
+    truth.status === 'DECLINED' &&
+    !posted.some((e) => e.externalRef === reversed.disputeId)
+  ) {
+    events.push(reversed);
+  }
+  for (const event of events) await deps.followUps.followReversal(ref, event);
+  const unpaid = isClosedWithoutMoney(donation.status) || donation.deadLetteredAt !== null;
+  if (!credited && truth.status === 'PAID' && unpaid) {
+    const { amount, currency } = donation;
+    await deps.followUps.startLatePayment({ ...ref, event: payment, amount, currency });
+    return events.length + 1;
+  }
+  return events.length;
+}
 
 /**
  * The refunds and disputes in the provider's record of a payment that the ledger does not show

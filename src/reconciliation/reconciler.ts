@@ -3,8 +3,15 @@ import type { DeliveryLog, WebhookDelivery } from '../webhooks/webhook-delivery'
 import { forEachPage } from '../webhooks/webhook-inbox-repository';
 import type { InboxEntry, WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
 import type { CampaignDrift, ReconciliationRepository } from './reconciliation-repository';
+import { sweepProviderTruth } from './provider-sweep';
+import type { ProviderSweepDeps } from './provider-sweep';
 import type { StuckDonations } from './stuck-donations';
-import type { ReconciliationReport, StuckDecision, TotalsResult } from '../../workflows/contracts';
+import type {
+  ProviderSweepResult,
+  ReconciliationReport,
+  StuckDecision,
+  TotalsResult,
+} from '../../workflows/contracts';
 
 export interface ReconcilerDeps {
   repository: ReconciliationRepository;
@@ -14,6 +21,7 @@ export interface ReconcilerDeps {
   stuck: StuckDonations;
   /** Undelivered webhooks younger than this are left to the API's own redelivery loop. */
   graceSeconds: number;
+  providerSweep: ProviderSweepDeps;
 }
 
 /** What a dry run shows: everything a run would touch, computed without changing anything. */
@@ -107,6 +115,19 @@ export class Reconciler {
       repaired: report.repaired.length,
       stuckRestarted: report.stuckRestarted.length,
       inboxRedelivered: report.inboxRedelivered,
+    });
+  }
+
+  /** Reads the providers' records of money that can still move (see provider-sweep.ts). */
+  async sweepProviders(
+    resumeAfter: string | undefined,
+    onPage: (cursor: string) => void,
+    log: DeliveryLog,
+  ): Promise<ProviderSweepResult> {
+    const sweep = this.deps.providerSweep;
+    if (sweep.windowDays === 0) return { checked: 0, followed: 0, failed: 0 };
+    return sweepProviderTruth(sweep, resumeAfter, onPage, (details, message) => {
+      log.warn(details, message);
     });
   }
 }

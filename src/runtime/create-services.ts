@@ -60,6 +60,7 @@ export function createServices(config: Config, resources: Resources): Services {
   const reconciliation = new ReconciliationRepository(db);
   const progressCache = new ProgressCache(resources.redis, config.progress);
   const followUps = new FollowUpWorkflows(temporal, taskQueue);
+  const ledger = new LedgerRepository(db);
   // Webhooks go through their own pool where the process has one (the API).
   const webhookDb = resources.webhookDb ?? db;
   const inbox = new WebhookInboxRepository(webhookDb);
@@ -74,7 +75,7 @@ export function createServices(config: Config, resources: Resources): Services {
   return {
     campaigns,
     donations,
-    ledger: new LedgerRepository(db),
+    ledger,
     reconciliation,
     progressCache,
     followUps,
@@ -121,6 +122,13 @@ export function createServices(config: Config, resources: Resources): Services {
         graceSeconds: config.reconciliation.graceSeconds,
       }),
       graceSeconds: config.reconciliation.graceSeconds,
+      providerSweep: {
+        donations,
+        ledger,
+        providers,
+        followUps,
+        windowDays: config.reconciliation.providerWindowDays,
+      },
     }),
   };
 }

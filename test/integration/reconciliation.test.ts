@@ -17,6 +17,7 @@ import {
   refund,
   snapshotOf,
 } from '../support/reconciliation';
+import { ledgerEntry, ledgerWith } from '../support/money';
 import { ops } from '../support/ops';
 import { createOwnDatabase } from '../support/own-database';
 import type { OwnDatabase } from '../support/own-database';
@@ -232,6 +233,38 @@ describe('reconciliation', () => {
       .executeTakeFirstOrThrow();
     expect(delivered.processed_at).not.toBeNull();
     expect(delivered.last_error).toBeNull();
+  });
+
+  it('posts a refund and a dispute made at the provider whose notifications were lost', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 40_000);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    // From now on the provider's notifications never arrive: only its records tell.
+    stack.simulator.plan(id, { dropWebhooks: true, refundSettleMs: 0 });
+    const payment = stack.simulator.paymentByReference(id)?.id ?? '';
+    const refunded = stack.simulator.refundAtProvider(payment, 15_000);
+    const disputed = stack.simulator.openDispute(payment, 5_000);
+
+    const report = await runReconciliationNow(stack.temporal, taskQueue);
+
+    expect(report.providerSweep.checked).toBeGreaterThanOrEqual(1);
+    expect(report.providerSweep.followed).toBeGreaterThanOrEqual(2);
+    const expected = [
+      ledgerEntry('CHARGEBACK', disputed.id, -5_000),
+      ledgerEntry('DONATION', '', 40_000),
+      ledgerEntry('REFUND', refunded.id, -15_000),
+    ];
+    const sorted = async () =>
+      (await ledgerWith(stack, id, 3)).sort((a, b) => a.entry_type.localeCompare(b.entry_type));
+    expect(await sorted()).toEqual(expected);
+    expect(await totalsOf(stack, campaignId)).toEqual({
+      confirmed_amount: 20_000,
+      donation_count: 1,
+    });
+
+    // A second sweep reads the same records and posts nothing twice.
+    await runReconciliationNow(stack.temporal, taskQueue);
+    expect(await sorted()).toEqual(expected);
   });
 
   describe('through the ops CLI', () => {

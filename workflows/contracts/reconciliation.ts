@@ -25,9 +25,20 @@ export interface StuckDecision {
 }
 
 /** What a reconciliation run did; the workflow's result and the ops CLI's output. */
+/** What one sweep against the providers' records found (see src/reconciliation/provider-sweep.ts). */
+export interface ProviderSweepResult {
+  /** Payments whose provider record was read. */
+  checked: number;
+  /** Refunds, disputes, reversed and late payments handed to their workflows. */
+  followed: number;
+  /** Reads that failed; the next run reads them again. */
+  failed: number;
+}
+
 export interface ReconciliationReport extends TotalsResult {
   runId: string;
   workflowId: string;
   stuckRestarted: StuckDecision[];
   inboxRedelivered: number;
+  providerSweep: ProviderSweepResult;
 }

@@ -11,7 +11,9 @@ export const reconcileCommand: OpsCommand = {
 Without --yes: computes what a reconciliation run would do (campaign totals that differ from
 their ledger, stuck donations it would hand back, undelivered webhooks) and changes nothing.
 With --yes: triggers the worker's reconciliation schedule (or starts the workflow when there is
-no schedule), waits for the run and prints its report. Needs a running worker.
+no schedule), waits for the run and prints its report; the run also reads the provider's record
+of every payment whose money can still move (providerSweep: checked, followed, failed) and
+posts what the ledger lacks. Needs a running worker.
 
   --yes, -y  run it
   --json     print the plan or the report as JSON`,
