@@ -197,9 +197,19 @@ describe('Stripe events, normalized', () => {
     );
   });
 
-  it('refuses an amount that is not whole rupiah', () => {
+  it('records for review, never refuses, an amount not whole rupiah or another currency', () => {
+    // A 4xx makes Stripe retry for three days and may disable the endpoint (issue 22 item 11).
     const odd = intent('succeeded', { amount: 5_000_050, amount_received: 5_000_050 });
-    expect(rejection(() => parse(event('payment_intent.succeeded', odd)))).toBe('malformed');
+    expect(parse(event('payment_intent.succeeded', odd))).toMatchObject({
+      kind: 'ignored',
+      needsReview: true,
+      reason: expect.stringMatching(/^needs-review: payment_intent.succeeded /) as unknown,
+    });
+    const foreign = intent('succeeded', { currency: 'xau' });
+    expect(parse(event('payment_intent.succeeded', foreign))).toMatchObject({
+      kind: 'ignored',
+      needsReview: true,
+    });
   });
 });
 

@@ -1,5 +1,4 @@
 import type Stripe from 'stripe';
-import { WebhookRejected } from '../payment-provider';
 import type { WebhookEvent } from '../payment-provider';
 import type {
   DisputeStatus,
@@ -39,21 +38,38 @@ export function disputeStatus(status: Stripe.Dispute.Status): DisputeStatus | un
 const idOf = (ref: string | { id: string } | null): string | undefined =>
   typeof ref === 'string' ? ref : ref?.id;
 
+/** A verified event galang cannot express (another currency, a fraction of its unit). */
+class Unconvertible extends Error {}
+
 function amount(value: number, currency: string): number {
   try {
     return fromStripeAmount(value, currency);
   } catch (error) {
-    throw new WebhookRejected('malformed', (error as Error).message);
+    throw new Unconvertible((error as Error).message);
   }
 }
 
 /**
- * One verified Stripe event, normalized. `payment_intent.payment_failed` is not final (the
+ * One verified Stripe event, normalized. One galang cannot convert is recorded for review and
+ * answered 2xx: a 4xx would have Stripe retry it for three days and may disable the endpoint.
+ */
+export function normalizeStripeEvent(event: Stripe.Event): WebhookEvent {
+  try {
+    return normalize(event);
+  } catch (error) {
+    if (!(error instanceof Unconvertible)) throw error;
+    const reason = `needs-review: ${event.type} ${error.message}`;
+    return { kind: 'ignored', eventKey: event.id, reason, needsReview: true };
+  }
+}
+
+/**
+ * `payment_intent.payment_failed` is not final (the
  * intent returns to `requires_payment_method`). `charge.refunded` carries only the cumulative
  * `amount_refunded` (its refunds list is not included since API 2022-11-15), so it is a hint to
  * read the intent's refunds: endpoints older than 2024-10-28.acacia get no `refund.created`.
  */
-export function normalizeStripeEvent(event: Stripe.Event): WebhookEvent {
+function normalize(event: Stripe.Event): WebhookEvent {
   const base = { eventKey: event.id, occurredAt: new Date(event.created * 1000).toISOString() };
   const ignored = (reason: string): WebhookEvent => ({
     kind: 'ignored',
