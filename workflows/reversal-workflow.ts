@@ -32,6 +32,8 @@ interface Known {
   status: RefundStatus | DisputeStatus;
   amount: number;
   amountUnstated?: boolean | undefined;
+  /** The provider's record shows the event was stale: nothing to post. */
+  nothingMoved?: boolean;
 }
 
 /**
@@ -52,6 +54,12 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
   for (;;) {
     const acting = latest;
     const known = await current(input, acting);
+    if (known?.nothingMoved) {
+      return {
+        outcome: 'no-money-moved',
+        donationStatus: (await donationStatus(input.donationId)).status,
+      };
+    }
     if (known?.amountUnstated) {
       // Money left, but how much is unknown: held for an operator until the provider says.
       const held = await holdForReview(input.donationId, 'chargeback-amount-unstated');
@@ -110,11 +118,15 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
 async function current(input: ReversalInput, event: MoneyEvent): Promise<Known | undefined> {
   // A signed dispute event is final; a refund's may be stale (Stripe: a refund succeeded, then
   // failed, its events out of order), so the refund itself is read.
-  if (!input.verifyWithProvider && event.kind === 'dispute') return event;
+  const reversal = isPaymentReversal(input, event);
+  if (!reversal && !input.verifyWithProvider && event.kind === 'dispute') return event;
   const truth = await fetchPayment(input.provider, input.providerReference);
-  if (event.kind === 'dispute' && event.disputeId === paymentReversalId(truth.providerReference)) {
-    // A reversed payment is no dispute of the provider's: its own status is the proof.
-    return truth.status === 'DECLINED' ? { status: 'LOST', amount: truth.amount } : undefined;
+  if (reversal) {
+    // A reversed payment is no dispute of the provider's: its own status is the proof. A stale
+    // DECLINED of a payment the provider shows paid moved nothing.
+    return truth.status === 'DECLINED'
+      ? { status: 'LOST', amount: truth.amount }
+      : { status: 'WON', amount: 0, nothingMoved: true };
   }
   const found =
     event.kind === 'refund'
@@ -124,6 +136,10 @@ async function current(input: ReversalInput, event: MoneyEvent): Promise<Known |
   // A failed refund the provider never booked (Midtrans' bank denial) moved no money.
   if (!input.verifyWithProvider || event.status === 'FAILED') return event;
   return undefined;
+}
+
+function isPaymentReversal(input: ReversalInput, event: MoneyEvent): boolean {
+  return event.kind === 'dispute' && event.disputeId === paymentReversalId(input.providerReference);
 }
 
 function isFinal(kind: MoneyEvent['kind'], status: RefundStatus | DisputeStatus): boolean {

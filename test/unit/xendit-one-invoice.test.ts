@@ -1,40 +1,20 @@
-import { createXenditProvider } from '../../src/providers/xendit/xendit-provider';
 import { keptInvoice } from '../../src/providers/xendit/xendit-invoices';
 import type { XenditInvoice } from '../../src/providers/xendit/xendit-protocol';
-import { startSink } from '../support/standins/sink';
-import { startXenditStandin } from '../support/standins/xendit';
-import type { XenditStandin } from '../support/standins/xendit';
+import { startXenditWithAdapter, xenditAuth } from '../support/standins/xendit-with-adapter';
 
-const secretKey = 'xnd_development_standin';
-const callbackToken = 'standin-callback-token';
-let sink: Awaited<ReturnType<typeof startSink>>;
-let xendit: XenditStandin;
-let adapter: ReturnType<typeof createXenditProvider>;
+let stand: Awaited<ReturnType<typeof startXenditWithAdapter>>;
 let n = 0;
 
 beforeEach(async () => {
-  sink = await startSink();
-  xendit = await startXenditStandin({
-    secretKey,
-    callbackToken,
-    invoiceCallbackUrl: sink.url,
-    refundCallbackUrl: sink.url,
-    timeScale: 0,
-  });
-  adapter = createXenditProvider({
-    baseUrl: xendit.url,
-    secretKey,
-    callbackTokens: [callbackToken],
-  });
+  stand = await startXenditWithAdapter();
 });
 afterEach(async () => {
   jest.restoreAllMocks();
-  await xendit.close();
-  await sink.close();
+  await stand.close();
 });
 
 const create = (reference: string) =>
-  adapter.createPayment({
+  stand.adapter.createPayment({
     idempotencyKey: `${reference}-create`,
     donationId: reference,
     amount: 50_000,
@@ -44,18 +24,15 @@ const create = (reference: string) =>
   });
 /** An invoice made outside this caller for the same external_id, as another attempt does. */
 const duplicate = async (reference: string) => {
-  const answer = await fetch(`${xendit.url}/v2/invoices`, {
+  const answer = await fetch(`${stand.xendit.url}/v2/invoices`, {
     method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`,
-      'content-type': 'application/json',
-    },
+    headers: { ...xenditAuth, 'content-type': 'application/json' },
     body: JSON.stringify({ external_id: reference, amount: 50_000, currency: 'IDR' }),
   });
   return ((await answer.json()) as { id: string }).id;
 };
 const live = (reference: string) =>
-  xendit
+  stand.xendit
     .invoices(reference)
     .filter((i) => i.status === 'PENDING')
     .map((i) => i.id);
@@ -85,13 +62,13 @@ describe('Xendit: one invoice per donation, whatever overlaps (issue 22 item 11)
     const reference = `don-one-${++n}`;
     overlapFirstLists(2);
     const [first, second] = await Promise.all([create(reference), create(reference)]);
-    expect(xendit.invoices(reference)).toHaveLength(2);
+    expect(stand.xendit.invoices(reference)).toHaveLength(2);
     expect(second.providerReference).toBe(first.providerReference);
     expect(live(reference)).toEqual([first.providerReference]);
     // The earliest made is the one kept; the other is expired through the documented endpoint.
-    expect(first.providerReference).toBe(xendit.invoices(reference)[0]?.id);
+    expect(first.providerReference).toBe(stand.xendit.invoices(reference)[0]?.id);
     expect(
-      xendit.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/expire!')),
+      stand.xendit.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/expire!')),
     ).not.toEqual([]);
   });
 
@@ -108,13 +85,13 @@ describe('Xendit: one invoice per donation, whatever overlaps (issue 22 item 11)
     const reference = `don-one-${++n}`;
     const first = await create(reference);
     const paid = await duplicate(reference);
-    xendit.pay(paid, 'CREDIT_CARD');
+    stand.xendit.pay(paid, 'CREDIT_CARD');
     const again = await create(reference);
     expect(again).toMatchObject({ providerReference: paid, status: 'PAID' });
     expect(live(reference)).toEqual([]);
-    expect(xendit.invoices(reference).find((i) => i.id === first.providerReference)?.status).toBe(
-      'EXPIRED',
-    );
+    expect(
+      stand.xendit.invoices(reference).find((i) => i.id === first.providerReference)?.status,
+    ).toBe('EXPIRED');
   });
 });
 

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PostResult } from '../../src/ledger/ledger-repository';
-import { WorkflowType, reversalEventSignal, reversalWorkflowId } from '../../workflows/contracts';
+import {
+  WorkflowType,
+  paymentReversalId,
+  reversalEventSignal,
+  reversalWorkflowId,
+} from '../../workflows/contracts';
 import type {
   DisputeEvent,
   DisputeStatus,
@@ -205,6 +210,17 @@ describe('reversal workflow with stub activities', () => {
     expect(stubs.argsOf('postReversal')[0]?.[1]).toEqual([
       { entryType: 'REFUND_REVERSAL', externalRef: 're_v', amount: 3_000 },
     ]);
+  });
+
+  it('posts nothing for a stale DECLINED of a payment the provider shows paid', async () => {
+    // A signed provider's old "declined" redelivered after the credit: no reversal happened.
+    const stubs = reversalStubs({});
+    const { input, workflowId } = reversalInput(dispute('LOST', paymentReversalId(REFERENCE)));
+    const result = await withWorker(env, stubs.activities, async (taskQueue) =>
+      (await start(taskQueue, input, workflowId)).result(),
+    );
+    expect(result).toEqual({ outcome: 'no-money-moved', donationStatus: 'CONFIRMED' });
+    expect(stubs.names()).toEqual(['fetchPayment', 'donationStatus']);
   });
 
   it('posts the CHARGEBACK of an open dispute', async () => {
