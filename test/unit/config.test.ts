@@ -63,7 +63,11 @@ describe('configuration', () => {
 
 describe('reconciliation settings', () => {
   it('runs every 5 minutes with a 5-minute grace by default; 0 disables the schedule', () => {
-    expect(loadConfig({}).reconciliation).toEqual({ intervalSeconds: 300, graceSeconds: 300 });
+    expect(loadConfig({}).reconciliation).toEqual({
+      intervalSeconds: 300,
+      graceSeconds: 300,
+      providerWindowDays: 120,
+    });
     expect(loadConfig({ RECONCILE_INTERVAL_SECONDS: '0' }).reconciliation.intervalSeconds).toBe(0);
   });
 
