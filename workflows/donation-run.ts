@@ -13,6 +13,7 @@ import {
   FailureType,
   getStateQuery,
   isClosedWithoutMoney,
+  isOpen,
   paymentActionUpdate,
   paymentEventSignal,
 } from './contracts';
@@ -261,9 +262,13 @@ export class DonationRun {
     return this.state.payment !== undefined && isDecided(this.state.payment.status);
   }
 
+  /**
+   * Operators find open donations by execution status; the attribute is upserted once, at the
+   * ending, so an open donation costs no visibility write of its own.
+   */
   private setStatus(status: DonationStatus): void {
     this.state.status = status;
-    upsertSearchAttributes([{ key: DonationStatusAttribute, value: status }]);
+    if (!isOpen(status)) upsertSearchAttributes([{ key: DonationStatusAttribute, value: status }]);
     this.note(`status:${status}`);
   }
 

@@ -130,6 +130,28 @@ describe('a donation, end to end', () => {
     expect(stack.simulator.chargeCount(`${accepted.id}:create`)).toBe(1);
   });
 
+  it("keeps a donation's history to its shape: 16 events, one status upsert at the ending", async () => {
+    const campaignId = await createCampaign(stack.db);
+    const first = await post(`shape-${Date.now()}`, donationBody(campaignId));
+    const { id } = (await first.json()) as { id: string };
+    await waitForStatus(stack, id, 'AWAITING_PAYMENT');
+    const row = await stack.db
+      .selectFrom('donations')
+      .select('provider_reference')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    stack.simulator.transition(row.provider_reference ?? '', 'settled');
+    const handle = stack.temporal.workflow.getHandle(`donation-${id}`);
+    await handle.result();
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.length).toBeLessThanOrEqual(16);
+    const upserts = events.flatMap((e, i) =>
+      e.upsertWorkflowSearchAttributesEventAttributes ? [i] : [],
+    );
+    // Open donations are found by execution status: no visibility write until the ending.
+    expect(upserts).toEqual([events.length - 2]);
+  });
+
   it("carries the request's X-Request-Id into the workflow and the activities' logs", async () => {
     const campaignId = await createCampaign(stack.db);
     const requestId = `req-${Date.now()}`;
