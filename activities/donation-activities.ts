@@ -43,9 +43,9 @@ export function createDonationActivities(deps: ActivityDeps) {
   async function recordDonation(
     input: DonationInput,
   ): Promise<{ status: DonationStatus; inserted: boolean }> {
-    let inserted: boolean;
+    let recorded: Awaited<ReturnType<typeof deps.donations.insert>>;
     try {
-      inserted = await deps.donations.insert(input);
+      recorded = await deps.donations.insert(input);
     } catch (error) {
       if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) {
         throw ApplicationFailure.nonRetryable(
@@ -55,9 +55,9 @@ export function createDonationActivities(deps: ActivityDeps) {
       }
       throw error;
     }
-    if (inserted) {
+    if (recorded.inserted) {
       log.info('donation recorded', { donationId: input.donationId, campaignId: input.campaignId });
-      const campaign = await deps.campaigns.findById(input.campaignId);
+      const { campaign } = recorded;
       const refusal: RefusalReason | undefined =
         !campaign || !acceptsDonations(campaign, new Date())
           ? 'campaign-closed'
@@ -67,7 +67,7 @@ export function createDonationActivities(deps: ActivityDeps) {
               ? 'unsupported-by-provider'
               : undefined;
       // The row this call just inserted is PENDING: nothing else has seen it yet.
-      if (!refusal) return { status: 'PENDING', inserted };
+      if (!refusal) return { status: 'PENDING', inserted: true };
       await deps.donations.markFailed(input.donationId, 'FAILED', refusal);
     }
     const donation = await deps.donations.findById(input.donationId);
@@ -79,7 +79,7 @@ export function createDonationActivities(deps: ActivityDeps) {
         refusalFailureTypes[refused],
       );
     }
-    return { status: donation.status, inserted };
+    return { status: donation.status, inserted: recorded.inserted };
   }
 
   /**

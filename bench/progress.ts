@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     const { campaignId, goalAmount, confirmedAmount, donationCount } = benchProgressAnswer;
     await campaigns.create({ id: campaignId, title: 'Bench', goalAmount, currency: 'IDR' });
     await db
-      .updateTable('campaign_totals')
+      .updateTable('campaign_total_shards')
       .set({ confirmed_amount: confirmedAmount, donation_count: donationCount })
       .where('campaign_id', '=', campaignId)
       .execute();

@@ -97,13 +97,17 @@ export class CampaignRepository {
         .returning('id')
         .executeTakeFirst();
       if (!inserted) return false;
-      await trx.insertInto('campaign_totals').values({ campaign_id: campaign.id }).execute();
+      await trx
+        .insertInto('campaign_total_shards')
+        .values({ campaign_id: campaign.id, shard: 0 })
+        .execute();
       return true;
     });
   }
 }
 
-function toCampaign(row: {
+/** A campaigns row as the domain sees it (also read beside a donation's insert). */
+export function toCampaign(row: {
   id: string;
   title: string;
   goal_amount: number;

@@ -57,12 +57,23 @@ export interface DonationLedgerTable {
   created_at: Timestamp;
 }
 
-export interface CampaignTotalsTable {
+/** A slice of a campaign's total; confirmations spread over the shards (migration 0005). */
+export interface CampaignTotalShardsTable {
   campaign_id: string;
+  shard: number;
   confirmed_amount: Generated<number>;
   donation_count: Generated<number>;
   version: Generated<number>;
   updated_at: Timestamp;
+}
+
+/** The view of a campaign's shards, summed: read it, write the shards. */
+export interface CampaignTotalsView {
+  campaign_id: string;
+  confirmed_amount: number;
+  donation_count: number;
+  version: number;
+  updated_at: Date;
 }
 
 export interface WebhookInboxTable {
@@ -106,7 +117,8 @@ export interface Database {
   campaigns: CampaignsTable;
   donations: DonationsTable;
   donation_ledger: DonationLedgerTable;
-  campaign_totals: CampaignTotalsTable;
+  campaign_total_shards: CampaignTotalShardsTable;
+  campaign_totals: CampaignTotalsView;
   webhook_inbox: WebhookInboxTable;
   reconciliation_runs: ReconciliationRunsTable;
   reconciliation_repairs: ReconciliationRepairsTable;

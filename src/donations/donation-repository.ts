@@ -6,6 +6,8 @@ import type { DonationStatus, PaymentAction } from '../../workflows/contracts';
 import { CLOSED_WITHOUT_MONEY, OPEN_STATUSES } from '../../workflows/contracts';
 import type { DonationInput, FinalFailureStatus } from '../../workflows/contracts';
 import type { Donation } from './donation';
+import { toCampaign } from '../campaigns/campaign-repository';
+import type { Campaign } from '../campaigns/campaign-repository';
 
 /**
  * All SQL about donation rows (the ledger's is in src/ledger/). Every write is idempotent:
@@ -16,34 +18,47 @@ export class DonationRepository {
 
   /**
    * Inserts the donation once; a re-run (retry, reset, second edge) is a no-op. The row holds
-   * what the donation is, not how its workflow treats the provider.
+   * what the donation is, not how its workflow treats the provider. The call that inserted also
+   * reads the campaign it checks the donation against, in the same statement.
    */
   async insert(
     input: Omit<DonationInput, 'verifyWithProvider' | 'settleHorizonSeconds'>,
-  ): Promise<boolean> {
+  ): Promise<{ inserted: false } | { inserted: true; campaign: Campaign | undefined }> {
     const row = await this.db
-      .insertInto('donations')
-      .values({
-        id: input.donationId,
-        client_id: input.clientId,
-        idempotency_key: input.idempotencyKey,
-        campaign_id: input.campaignId,
-        amount: input.amount,
-        currency: input.currency,
-        donor_name: input.donor.name,
-        donor_email: input.donor.email,
-        donor_anonymous: input.donor.anonymous,
-        message: input.message ?? null,
-        payment_method: input.paymentMethod,
-        provider: input.provider,
-        workflow_id: input.workflowId,
-        // Histories recorded before the edge passed one carry no correlation id.
-        correlation_id: (input.correlationId as string | undefined) ?? null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
+      .with('inserted', (db) =>
+        db
+          .insertInto('donations')
+          .values({
+            id: input.donationId,
+            client_id: input.clientId,
+            idempotency_key: input.idempotencyKey,
+            campaign_id: input.campaignId,
+            amount: input.amount,
+            currency: input.currency,
+            donor_name: input.donor.name,
+            donor_email: input.donor.email,
+            donor_anonymous: input.donor.anonymous,
+            message: input.message ?? null,
+            payment_method: input.paymentMethod,
+            provider: input.provider,
+            workflow_id: input.workflowId,
+            // Histories recorded before the edge passed one carry no correlation id.
+            correlation_id: (input.correlationId as string | undefined) ?? null,
+          })
+          .onConflict((oc) => oc.doNothing())
+          .returning('campaign_id'),
+      )
+      .selectFrom('inserted')
+      .leftJoin('campaigns as c', 'c.id', 'inserted.campaign_id')
+      .select(['c.id', 'c.title', 'c.goal_amount', 'c.currency', 'c.status', 'c.ends_at'])
       .executeTakeFirst();
-    return row !== undefined;
+    if (!row) return { inserted: false };
+    const { id, title, goal_amount, currency, status, ends_at } = row;
+    const campaign =
+      id === null || title === null || goal_amount === null || currency === null || status === null
+        ? undefined
+        : toCampaign({ id, title, goal_amount, currency, status, ends_at });
+    return { inserted: true, campaign };
   }
 
   async findById(id: string): Promise<Donation | undefined> {

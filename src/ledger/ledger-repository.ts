@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Transaction } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
 import type { Db } from '../db/database';
 import type { Database } from '../db/schema';
 import { CLOSED_WITHOUT_MONEY, OPEN_STATUSES } from '../../workflows/contracts';
@@ -59,40 +59,65 @@ export class LedgerRepository {
    * money (a payment that succeeded after the deadline) is too. Anything else is left alone.
    */
   async confirm(donationId: string, options: { late?: boolean } = {}): Promise<ConfirmResult> {
-    return this.db.transaction().execute(async (trx) => {
-      const donation = await lockDonation(trx, donationId);
-      const creditable: readonly DonationStatus[] = options.late
-        ? [...OPEN_STATUSES, ...CLOSED_WITHOUT_MONEY]
-        : OPEN_STATUSES;
-      const unchanged = async (): Promise<ConfirmResult> => ({
-        status: donation.status,
-        credited: await hasEntry(trx, donationId, 'DONATION', ''),
-        inserted: false,
-        campaignId: donation.campaign_id,
-      });
-      if (!creditable.includes(donation.status)) return unchanged();
-      const entry = await insertEntry(trx, donation, 'DONATION', '', donation.amount);
-      if (!entry) return unchanged();
-      const { waited } = await trx
-        .updateTable('donations')
-        .set({
-          status: 'CONFIRMED',
-          failure_reason: null,
-          confirmed_at: sql`now()`,
-          updated_at: sql`now()`,
-        })
-        .where('id', '=', donationId)
-        .returning(sql<number>`extract(epoch from now() - created_at)::float8`.as('waited'))
-        .executeTakeFirstOrThrow();
-      await moveTotal(trx, donation.campaign_id, donation.amount, 1);
+    const creditable: readonly DonationStatus[] = options.late
+      ? [...OPEN_STATUSES, ...CLOSED_WITHOUT_MONEY]
+      : OPEN_STATUSES;
+    // One statement (one round trip, one implicit transaction) on the path every donation
+    // takes: lock the row if it may be credited, insert the entry once, and only with an entry
+    // inserted confirm the row and move the campaign's total.
+    const { rows } = await sql<{ campaign_id: string; waited: number }>`
+      WITH d AS (
+        SELECT id, campaign_id, amount, currency FROM donations
+        WHERE id = ${donationId} AND status IN (${sql.join(creditable)})
+        FOR UPDATE
+      ), e AS (
+        INSERT INTO donation_ledger (donation_id, campaign_id, entry_type, external_ref, amount, currency)
+        SELECT id, campaign_id, 'DONATION', '', amount, currency FROM d
+        ON CONFLICT (donation_id, entry_type, external_ref) DO NOTHING
+        RETURNING donation_id, campaign_id, amount
+      ), u AS (
+        UPDATE donations
+        SET status = 'CONFIRMED', failure_reason = NULL, confirmed_at = now(), updated_at = now()
+        FROM e WHERE donations.id = e.donation_id
+        RETURNING extract(epoch from now() - donations.created_at)::float8 AS waited
+      ), t AS (
+        ${moveTotalSql(donationId, sql`SELECT campaign_id, amount, 1 FROM e`)}
+      )
+      SELECT e.campaign_id, u.waited FROM e, u
+    `.execute(this.db);
+    const confirmed = rows[0];
+    if (confirmed) {
       return {
         status: 'CONFIRMED',
         credited: true,
         inserted: true,
-        campaignId: donation.campaign_id,
-        confirmedAfterSeconds: waited,
+        campaignId: confirmed.campaign_id,
+        confirmedAfterSeconds: confirmed.waited,
       };
-    });
+    }
+    const donation = await this.db
+      .selectFrom('donations')
+      .select(['status', 'campaign_id'])
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('donation_ledger')
+              .select('id')
+              .whereRef('donation_id', '=', 'donations.id')
+              .where('entry_type', '=', 'DONATION')
+              .where('external_ref', '=', ''),
+          )
+          .as('credited'),
+      )
+      .where('id', '=', donationId)
+      .executeTakeFirstOrThrow();
+    return {
+      status: donation.status,
+      credited: Boolean(donation.credited),
+      inserted: false,
+      campaignId: donation.campaign_id,
+    };
   }
 
   /** The donation's entries by type and provider id, to match against the provider's record. */
@@ -147,7 +172,7 @@ export class LedgerRepository {
         );
         if (!entry) continue;
         const countDelta = ledger.net > 0 && next <= 0 ? -1 : ledger.net <= 0 && next > 0 ? 1 : 0;
-        await moveTotal(trx, donation.campaign_id, signed, countDelta);
+        await moveTotal(trx, donationId, donation.campaign_id, signed, countDelta);
         ledger = {
           net: next,
           openChargebacks:
@@ -243,20 +268,37 @@ async function netOf(trx: Transaction<Database>, donationId: string): Promise<Le
   return { net: row.net, openChargebacks: row.open_chargebacks };
 }
 
+/**
+ * Shards per campaign total: confirmations of one campaign spread over this many rows, each
+ * donation always in the same one (its reversals move the shard its credit moved).
+ */
+export const TOTAL_SHARDS = 16;
+
+/** Adds `(campaign_id, amount, count)` rows from `source` to the donation's total shard. */
+function moveTotalSql(donationId: string, source: RawBuilder<unknown>) {
+  return sql`
+    INSERT INTO campaign_total_shards AS s (campaign_id, shard, confirmed_amount, donation_count, version)
+    SELECT x.*, 1 FROM (
+      SELECT campaign_id, (abs(hashtext(${donationId})) % ${TOTAL_SHARDS})::smallint, amount, count
+      FROM (${source}) AS src (campaign_id, amount, count)
+    ) AS x
+    ON CONFLICT (campaign_id, shard) DO UPDATE SET
+      confirmed_amount = s.confirmed_amount + excluded.confirmed_amount,
+      donation_count = s.donation_count + excluded.donation_count,
+      version = s.version + 1,
+      updated_at = now()
+  `;
+}
+
 function moveTotal(
   trx: Transaction<Database>,
+  donationId: string,
   campaignId: string,
   amount: number,
   countDelta: number,
 ) {
-  return trx
-    .updateTable('campaign_totals')
-    .set({
-      confirmed_amount: sql`confirmed_amount + ${amount}`,
-      donation_count: sql`donation_count + ${countDelta}`,
-      version: sql`version + 1`,
-      updated_at: sql`now()`,
-    })
-    .where('campaign_id', '=', campaignId)
-    .execute();
+  return moveTotalSql(
+    donationId,
+    sql`SELECT ${campaignId}::text, ${amount}::bigint, ${countDelta}::int`,
+  ).execute(trx);
 }

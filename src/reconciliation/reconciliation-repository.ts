@@ -89,28 +89,53 @@ export class ReconciliationRepository {
   }
 
   /**
-   * Sets a campaign's total to its ledger and records the repair, in one transaction. The update
-   * is conditional on the row still holding what was read (version and values): if a
-   * confirmation moved it since, nothing is written and the next run looks again. Returns the
+   * Sets a campaign's total to its ledger and records the repair, in one transaction. The total
+   * moves only if its shards, locked, still sum to what was read (version and values): if a
+   * confirmation moved them since, nothing is written and the next run looks again. Returns the
    * repair, or undefined when it was skipped.
    */
   async repair(runId: string, drift: CampaignDrift): Promise<CampaignRepair | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('campaign_totals')
-        .set({
-          confirmed_amount: drift.ledger.amount,
-          donation_count: drift.ledger.count,
-          version: sql`version + 1`,
-          updated_at: sql`now()`,
-        })
+      const shards = await trx
+        .selectFrom('campaign_total_shards')
+        .select(['confirmed_amount', 'donation_count', 'version'])
         .where('campaign_id', '=', drift.campaignId)
-        .where('version', '=', drift.stored.version)
-        .where('confirmed_amount', '=', drift.stored.amount)
-        .where('donation_count', '=', drift.stored.count)
-        .returning(['confirmed_amount', 'donation_count', 'version'])
-        .executeTakeFirst();
-      if (!updated) return undefined;
+        .forUpdate()
+        .execute();
+      const sum = (pick: (s: (typeof shards)[number]) => number) =>
+        shards.reduce((total, shard) => total + pick(shard), 0);
+      const { stored, ledger } = drift;
+      if (
+        sum((s) => s.version) !== stored.version ||
+        sum((s) => s.confirmed_amount) !== stored.amount ||
+        sum((s) => s.donation_count) !== stored.count
+      ) {
+        return undefined;
+      }
+      // The difference goes to shard 0: the sum is what readers see.
+      await trx
+        .insertInto('campaign_total_shards')
+        .values({
+          campaign_id: drift.campaignId,
+          shard: 0,
+          confirmed_amount: ledger.amount - stored.amount,
+          donation_count: ledger.count - stored.count,
+          version: 1,
+        })
+        .onConflict((oc) =>
+          oc.columns(['campaign_id', 'shard']).doUpdateSet({
+            confirmed_amount: sql`campaign_total_shards.confirmed_amount + excluded.confirmed_amount`,
+            donation_count: sql`campaign_total_shards.donation_count + excluded.donation_count`,
+            version: sql`campaign_total_shards.version + 1`,
+            updated_at: sql`now()`,
+          }),
+        )
+        .execute();
+      const updated = {
+        confirmed_amount: ledger.amount,
+        donation_count: ledger.count,
+        version: stored.version + 1,
+      };
       const repair: CampaignRepair = {
         campaignId: drift.campaignId,
         before: drift.stored,

@@ -16,6 +16,7 @@ import {
   metricValue,
   refund,
   snapshotOf,
+  corruptTotal,
 } from '../support/reconciliation';
 import { ledgerEntry, ledgerWith } from '../support/money';
 import { ops } from '../support/ops';
@@ -119,11 +120,7 @@ describe('reconciliation', () => {
     // The workflows' cache refreshes have landed before the total is corrupted.
     await eventually(showing(40_000));
 
-    await stack.db
-      .updateTable('campaign_totals')
-      .set({ confirmed_amount: 999, donation_count: 7 })
-      .where('campaign_id', '=', drifted)
-      .execute();
+    await corruptTotal(stack, drifted, { amount: 999, count: 7 });
     // The cached value expires; the next reads rebuild it from the corrupted row.
     await new ProgressCache(stack.redis, stack.config.progress).invalidate(drifted);
     await eventually(showing(999));
@@ -271,11 +268,7 @@ describe('reconciliation', () => {
     it('reconcile shows the drift without --yes and repairs it with --yes', async () => {
       const campaignId = await createCampaign(stack.db);
       await waitForStatus(stack, await donate(stack, campaignId, 35_000), 'CONFIRMED');
-      await stack.db
-        .updateTable('campaign_totals')
-        .set({ confirmed_amount: 1 })
-        .where('campaign_id', '=', campaignId)
-        .execute();
+      await corruptTotal(stack, campaignId, { amount: 1, count: 1 });
       const before = await snapshotOf(stack, [campaignId]);
 
       const dry = await ops(stack, 'reconcile');

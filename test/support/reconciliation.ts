@@ -77,3 +77,30 @@ export async function backdateDonation(stack: Stack, donationId: string): Promis
     .where('id', '=', donationId)
     .execute();
 }
+
+/** Corrupts a campaign's total (what a bug or a hand edit would leave): its shards sum to this. */
+export async function corruptTotal(
+  stack: Stack,
+  campaignId: string,
+  total: { amount: number; count?: number },
+): Promise<void> {
+  await stack.db.transaction().execute(async (trx) => {
+    // A version above the shards' sum, as any write leaves it: caches take the newer value.
+    const { version } = await trx
+      .selectFrom('campaign_totals')
+      .select('version')
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirstOrThrow();
+    await trx.deleteFrom('campaign_total_shards').where('campaign_id', '=', campaignId).execute();
+    await trx
+      .insertInto('campaign_total_shards')
+      .values({
+        campaign_id: campaignId,
+        shard: 0,
+        confirmed_amount: total.amount,
+        ...(total.count === undefined ? {} : { donation_count: total.count }),
+        version: version + 1,
+      })
+      .execute();
+  });
+}
