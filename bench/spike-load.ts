@@ -101,6 +101,7 @@ export async function calibrate(
 export interface Accepted {
   key: string;
   id: string;
+  campaignId: string;
   amount: number;
   /** From the first attempt to the 202, retries included. */
   toAcceptedMs: number;
@@ -124,14 +125,14 @@ export interface DonorsResult {
 const RETRIED = new Set([409, 429, 502, 503, 504]);
 
 /**
- * `donors` closed-loop donors on galang's real `POST /v1/donations` for `seconds`: each posts a
- * donation with a new key, retries 409/503 (and a balancer's 502/504) after Retry-After with the
+ * `donors` closed-loop donors on galang's real `POST /v1/donations` for `seconds`, the donations
+ * spread over `campaignIds` in turn: each posts a donation with a new key, retries 409/503 (and a balancer's 502/504) after Retry-After with the
  * same key, and on a PENDING answer long-polls the GET for the payment action, as a donor's app
  * would; then the next donation. Donations in flight when the time is up are finished.
  */
 export async function runDonors(
   apiUrl: string,
-  campaignId: string,
+  campaignIds: readonly string[],
   donors: number,
   seconds: number,
 ): Promise<DonorsResult> {
@@ -160,6 +161,7 @@ export async function runDonors(
     const i = next++;
     const key = `spike-${run}-${i}`;
     const amount = 10_000 + (i % 90) * 1_000;
+    const campaignId = campaignIds[i % campaignIds.length];
     const body = JSON.stringify({
       campaignId,
       amount,
@@ -184,6 +186,7 @@ export async function runDonors(
         accepted.push({
           key,
           id: answer.id,
+          campaignId: campaignId ?? '',
           amount,
           toAcceptedMs,
           toActionMs: action ? performance.now() - t0 : undefined,
@@ -239,3 +242,13 @@ async function waitForAction(
 }
 
 export { percentiles };
+
+/** The middle value (the mean of the two middle ones for an even count); 0 for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return 0;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? 0)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -16,12 +15,10 @@ export interface SpikeStack {
   temporalAddress: string;
   databaseUrl: string;
   redisPrefix: string;
-  /** CPU seconds used so far by each kind of process of the stack. */
-  cpu(): Record<ProcessKind, number>;
+  /** The supervisor's pid: every process of the stack runs below it (bench/cpu-meter.ts). */
+  pid: number;
   stop(): Promise<void>;
 }
-
-export type ProcessKind = 'api' | 'worker' | 'temporal' | 'supervisor';
 
 /**
  * Starts the stack exactly as `npm start` does (src/entry/dev.ts: the Temporal dev server with
@@ -74,7 +71,7 @@ export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
     temporalAddress,
     databaseUrl,
     redisPrefix,
-    cpu: () => cpuByKind(child),
+    pid: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -84,55 +81,6 @@ export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
   };
 }
 
-/** CPU seconds (user + system) of the supervisor and every process below it, by kind. */
-function cpuByKind(supervisor: ChildProcess): Record<ProcessKind, number> {
-  const totals: Record<ProcessKind, number> = { api: 0, worker: 0, temporal: 0, supervisor: 0 };
-  const ticks = 100; // USER_HZ on Linux
-  for (const pid of descendants(supervisor.pid ?? 0)) {
-    const stat = procStat(pid);
-    if (!stat) continue;
-    const cmdline = readProc(pid, 'cmdline')?.replaceAll('\0', ' ') ?? '';
-    const kind: ProcessKind = cmdline.includes('server start-dev')
-      ? 'temporal'
-      : cmdline.includes('entry/worker')
-        ? 'worker'
-        : cmdline.includes('entry/api')
-          ? 'api'
-          : 'supervisor';
-    totals[kind] += (stat.utime + stat.stime) / ticks;
-  }
-  return totals;
-}
-
-/** The pid and every live descendant of it. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    const child = Number(entry);
-    if (!Number.isInteger(child)) continue;
-    const parent = procStat(child)?.ppid;
-    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), child]);
-  }
-  const found = [pid];
-  for (let i = 0; i < found.length; i++) found.push(...(children.get(found[i] ?? -1) ?? []));
-  return found;
-}
-
-function procStat(pid: number): { ppid: number; utime: number; stime: number } | undefined {
-  const stat = readProc(pid, 'stat');
-  if (!stat) return undefined;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(fields[1]), utime: Number(fields[11]), stime: Number(fields[12]) };
-}
-
-function readProc(pid: number, file: string): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The calibration worker (bench/calibration/worker.ts) as a process of its own, sized with the
  * same WORKER_* settings as galang's workers.
@@ -140,7 +88,7 @@ function readProc(pid: number, file: string): string | undefined {
 export async function startCalibrationWorker(
   temporalAddress: string,
   taskQueue: string,
-): Promise<{ stop(): Promise<void> }> {
+): Promise<{ pid: number; stop(): Promise<void> }> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(__dirname, 'calibration', 'worker.ts')],
@@ -160,6 +108,7 @@ export async function startCalibrationWorker(
     });
   });
   return {
+    pid: child.pid ?? 0,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
