@@ -4,6 +4,7 @@ import * as reconciliation from './0002-reconciliation';
 import * as donationCorrelation from './0003-donation-correlation';
 import * as moneyFollowsProvider from './0004-money-follows-provider';
 import * as campaignTotalShards from './0005-campaign-total-shards';
+import * as auditLog from './0006-audit-log';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003-donation-correlation': donationCorrelation,
   '0004-money-follows-provider': moneyFollowsProvider,
   '0005-campaign-total-shards': campaignTotalShards,
+  '0006-audit-log': auditLog,
 };

@@ -4,10 +4,13 @@ import { AppError } from '../errors/error-catalogue';
 import { bearerToken, keyDigest, ownersByKeyDigest } from './key-authenticator';
 import { withHook } from '../http/route-hooks';
 
-export type Principal = { kind: 'client'; id: string } | { kind: 'operator'; id: string };
+export type Principal = { kind: 'client' | 'operator' | 'codec'; id: string };
 
-/** Who may call a route: set per route as `config.auth`. */
-export type AuthRequirement = 'none' | 'client' | 'operator' | 'client-or-operator';
+/**
+ * Who may call a route: set per route as `config.auth`. `codec` is the payload codec endpoint's
+ * role alone: its keys open nothing else, and no other key opens it.
+ */
+export type AuthRequirement = 'none' | 'client' | 'operator' | 'client-or-operator' | 'codec';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,6 +24,7 @@ declare module 'fastify' {
 export interface AuthPluginOptions {
   apiKeys: ReadonlyMap<string, string>;
   operatorKeys: ReadonlyMap<string, string>;
+  codecKeys: ReadonlyMap<string, string>;
 }
 
 /**
@@ -32,6 +36,7 @@ export interface AuthPluginOptions {
 const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app, options) => {
   const clients = ownersByKeyDigest(options.apiKeys);
   const operators = ownersByKeyDigest(options.operatorKeys);
+  const codecs = ownersByKeyDigest(options.codecKeys);
   app.decorateRequest('principal', undefined);
 
   const authenticate = (request: FastifyRequest, requirement: AuthRequirement): Principal => {
@@ -40,12 +45,19 @@ const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app, options) =
     const presented = keyDigest(token);
     const clientId = clients.get(presented);
     const operatorId = operators.get(presented);
-    if (operatorId !== undefined && requirement !== 'client')
-      return { kind: 'operator', id: operatorId };
-    if (clientId !== undefined && requirement !== 'operator')
-      return { kind: 'client', id: clientId };
+    const codecId = codecs.get(presented);
+    if (requirement === 'codec') {
+      if (codecId !== undefined) return { kind: 'codec', id: codecId };
+    } else {
+      if (operatorId !== undefined && requirement !== 'client')
+        return { kind: 'operator', id: operatorId };
+      if (clientId !== undefined && requirement !== 'operator')
+        return { kind: 'client', id: clientId };
+    }
     throw new AppError(
-      clientId !== undefined || operatorId !== undefined ? 'forbidden' : 'unauthorized',
+      clientId !== undefined || operatorId !== undefined || codecId !== undefined
+        ? 'forbidden'
+        : 'unauthorized',
     );
   };
 

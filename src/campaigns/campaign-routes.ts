@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditSubject } from '../audit/audit-entry';
 import type { CampaignService } from './campaign-service';
 import {
   CampaignParams,
@@ -10,6 +11,13 @@ import {
 import { matchesEtag } from './progress-answer';
 import type { ProgressAnswer } from './progress-answer';
 import type { ProgressService } from './progress-service';
+
+/** Which campaign an operator acts on: the path's, or the one a create names (none: generated). */
+function campaignSubject(request: FastifyRequest): AuditSubject {
+  const params = request.params as { id?: string } | undefined;
+  const body = request.body as { id?: string } | undefined;
+  return { campaignId: params?.id ?? body?.id };
+}
 
 /** Public progress reads (a campaign page polls them) and the operators' campaign endpoints. */
 export const campaignRoutes: FastifyPluginAsyncTypebox<{
@@ -39,6 +47,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
     {
       config: {
         auth: 'operator',
+        audit: { action: 'campaign-create', subject: campaignSubject },
         idempotent: true,
         problems: ['campaign-exists', 'unsupported-currency'],
       },
@@ -60,7 +69,11 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/v1/campaigns/:id',
     {
-      config: { auth: 'operator', problems: ['campaign-not-found'] },
+      config: {
+        auth: 'operator',
+        audit: { action: 'campaign-read', subject: campaignSubject },
+        problems: ['campaign-not-found'],
+      },
       schema: {
         summary: 'A campaign and its totals, read from Postgres (operators)',
         params: CampaignParams,
@@ -73,7 +86,11 @@ export const campaignRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/v1/campaigns/:id/close',
     {
-      config: { auth: 'operator', problems: ['campaign-not-found'] },
+      config: {
+        auth: 'operator',
+        audit: { action: 'campaign-close', subject: campaignSubject },
+        problems: ['campaign-not-found'],
+      },
       schema: {
         summary: 'Close a campaign to new donations (operators)',
         description: 'Donations already started still settle. Closing twice is harmless.',

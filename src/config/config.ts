@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { defaultClaimsPath } from '../idempotency/claims-location';
 import type { TemporalConnectionConfig } from '../temporal/temporal-connection';
+import { DEV_CODEC_KEYS, readCodec } from './codec-config';
+import type { CodecConfig } from './codec-config';
 import { EnvReader } from './env-reader';
 import type { Env } from './env-reader';
 import { readHttp, readRateLimits } from './http-config';
@@ -53,6 +55,10 @@ export interface Config {
   /** API clients, by client id, with their bearer secrets. */
   readonly apiKeys: ReadonlyMap<string, string>;
   readonly operatorKeys: ReadonlyMap<string, string>;
+  /** The payload codec endpoint and the codec role's keys (src/config/codec-config.ts). */
+  readonly codec: CodecConfig;
+  /** Who the ops CLI records as the actor in the audit log (`OPS_ACTOR`; else the OS user). */
+  readonly opsActor: string | undefined;
   /** How long a donation waits for the provider's payment before it expires. */
   readonly paymentTimeoutSeconds: number;
   /** How long past the deadline a payment the provider would not close is still checked. */
@@ -159,6 +165,14 @@ export function loadConfig(source: Env = process.env): Config {
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
   const operatorKeys = reader.keyList('OPERATOR_KEYS', production ? undefined : DEV_OPERATOR_KEYS);
+  const codec = readCodec(reader, problems, env, [
+    { name: 'OPERATOR_KEYS', keys: operatorKeys },
+    { name: 'API_KEYS', keys: apiKeys },
+  ]);
+  const opsActor = reader.optional('OPS_ACTOR');
+  if (opsActor !== undefined && !/^[A-Za-z0-9_.@-]{1,64}$/.test(opsActor)) {
+    problems.push('OPS_ACTOR must be 1 to 64 of A-Z a-z 0-9 _ . @ -');
+  }
   const webhookSecrets = reader.list(
     'SIMULATOR_WEBHOOK_SECRET',
     production ? undefined : DEV_SIMULATOR_SECRET,
@@ -220,6 +234,8 @@ export function loadConfig(source: Env = process.env): Config {
     apiProcesses: reader.integer('API_PROCESSES', 1, 1, 64),
     apiKeys,
     operatorKeys,
+    codec,
+    opsActor,
     paymentTimeoutSeconds: reader.integer('PAYMENT_TIMEOUT_SECONDS', 900, 1),
     settleHorizonSeconds: reader.integer('PAYMENT_SETTLE_HORIZON_SECONDS', 86_400, 0),
     latePaymentPolicy: reader.oneOf('LATE_PAYMENT_POLICY', ['credit', 'refund'] as const, 'credit'),
@@ -280,6 +296,7 @@ function productionSecrets(config: Config): SecretSetting[] {
   return [
     { name: 'API_KEYS', secrets: config.apiKeys, dev: secretsOf(DEV_API_KEYS) },
     { name: 'OPERATOR_KEYS', secrets: config.operatorKeys, dev: secretsOf(DEV_OPERATOR_KEYS) },
+    { name: 'CODEC_KEYS', secrets: config.codec.keys, dev: secretsOf(DEV_CODEC_KEYS) },
     {
       name: 'SIMULATOR_WEBHOOK_SECRET',
       secrets: config.simulator.enabled ? config.simulator.webhookSecrets : [],

@@ -84,12 +84,19 @@ export class EnvReader {
     return value as T;
   }
 
-  /** Parses `id:secret,id:secret`; secrets shorter than 8 characters are refused. */
-  keyList(name: string, fallback: string | undefined): ReadonlyMap<string, string> {
+  /**
+   * Parses `id:secret,id:secret`; secrets shorter than 8 characters are refused. Unset and
+   * `optional`: no keys, so the role is refused everywhere.
+   */
+  keyList(
+    name: string,
+    fallback: string | undefined,
+    optional = false,
+  ): ReadonlyMap<string, string> {
     const raw = this.raw(name) ?? fallback;
     const keys = new Map<string, string>();
     if (raw === undefined) {
-      this.problems.push(`${name} is required (id:secret,id:secret)`);
+      if (!optional) this.problems.push(`${name} is required (id:secret,id:secret)`);
       return keys;
     }
     for (const entry of raw.split(',')) {

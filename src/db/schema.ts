@@ -113,6 +113,34 @@ export interface ReconciliationRepairsTable {
   repaired_at: Timestamp;
 }
 
+export type AuditActorKind = 'operator' | 'codec' | 'cli' | 'anonymous';
+
+/** Append-only: the database refuses UPDATE and DELETE (migration 0005). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: Generated<Date>;
+  actor: string;
+  actor_kind: AuditActorKind;
+  action: string;
+  donation_id: string | null;
+  workflow_id: string | null;
+  campaign_id: string | null;
+  payload_count: number | null;
+  detail: ColumnType<Record<string, unknown>, string, never>;
+  origin: 'http' | 'cli';
+  request_id: string | null;
+  address: string | null;
+}
+
+/** At most one per audit_log row, append-only like it (migration 0005). */
+export interface AuditOutcomesTable {
+  audit_id: number;
+  outcome: 'succeeded' | 'failed';
+  status: number;
+  error: string | null;
+  at: Generated<Date>;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   donations: DonationsTable;
@@ -122,4 +150,6 @@ export interface Database {
   webhook_inbox: WebhookInboxTable;
   reconciliation_runs: ReconciliationRunsTable;
   reconciliation_repairs: ReconciliationRepairsTable;
+  audit_log: AuditLogTable;
+  audit_outcomes: AuditOutcomesTable;
 }

@@ -1,4 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { donationWorkflowId, refundRequestWorkflowId } from '../../workflows/contracts';
+import type { AuditSubject } from '../audit/audit-entry';
 import { AppError } from '../errors/error-catalogue';
 import { deriveUuid } from '../idempotency/idempotency-key';
 import {
@@ -14,6 +17,24 @@ import type { DonationService } from './donation-service';
 
 /** Seconds a client is told to wait before reading a PENDING donation for its action. */
 const PENDING_RETRY_AFTER = 1;
+
+/** An operator's read of a donation: which one. */
+function readSubject(request: FastifyRequest): AuditSubject {
+  const { id } = request.params as { id: string };
+  return { donationId: id, workflowId: donationWorkflowId(id) };
+}
+
+/** An operator's refund: the donation, the refund-request workflow and the amount asked. */
+function refundSubject(request: FastifyRequest): AuditSubject {
+  const { id } = request.params as { id: string };
+  const { amount } = request.body as { amount?: number };
+  const scope = request.idempotency?.scope;
+  return {
+    donationId: id,
+    workflowId: scope ? refundRequestWorkflowId(id, deriveUuid(scope)) : undefined,
+    detail: { amount: amount ?? 'all' },
+  };
+}
 
 /** `POST /v1/donations`, `GET /v1/donations/:id` and the operators' refunds. */
 export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationService }> = async (
@@ -67,7 +88,11 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
   app.get(
     '/v1/donations/:id',
     {
-      config: { auth: 'client-or-operator', problems: ['donation-not-found'] },
+      config: {
+        auth: 'client-or-operator',
+        audit: { action: 'donation-read', subject: readSubject },
+        problems: ['donation-not-found'],
+      },
       schema: {
         summary: 'Read a donation',
         params: DonationParams,
@@ -99,6 +124,7 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
     {
       config: {
         auth: 'operator',
+        audit: { action: 'refund', subject: refundSubject },
         idempotent: true,
         problems: ['donation-not-found', 'donation-not-refundable'],
       },

@@ -38,6 +38,7 @@ const SECURITY = {
   client: [{ apiKey: [] }],
   operator: [{ operatorKey: [] }],
   'client-or-operator': [{ apiKey: [] }, { operatorKey: [] }],
+  codec: [{ codecKey: [] }],
 } as const;
 
 /** What a route's schema becomes in the document: security, headers and every problem. */
@@ -85,6 +86,12 @@ const openapiPlugin: FastifyPluginAsync<{ publicUrl: string }> = async (app, opt
             type: 'http',
             scheme: 'bearer',
             description: "An operator's key (`OPERATOR_KEYS`): `Authorization: Bearer <secret>`",
+          },
+          codecKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "A key of the codec role (`CODEC_KEYS`), held by the Web UI's proxy: `Authorization: Bearer <secret>`",
           },
         },
       },

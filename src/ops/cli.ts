@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AppError } from '../errors/error-catalogue';
+import { auditCommand } from './commands/audit';
 import { deadLettersCommand } from './commands/dead-letters';
 import { reconcileCommand } from './commands/reconcile';
 import { redeliverCommand } from './commands/redeliver';
@@ -7,7 +8,7 @@ import { refundCommand } from './commands/refund';
 import { resetCommand } from './commands/reset';
 import { showCommand } from './commands/show';
 import { ExitCode, OpsFailure, UsageError } from './ops-command';
-import type { OpsCommand, ParsedArgs } from './ops-command';
+import type { OpsAudit, OpsCommand, ParsedArgs } from './ops-command';
 import type { OpsContext, OpsIo } from './ops-context';
 
 export const commands: readonly OpsCommand[] = [
@@ -17,6 +18,7 @@ export const commands: readonly OpsCommand[] = [
   redeliverCommand,
   reconcileCommand,
   refundCommand,
+  auditCommand,
 ];
 
 export function globalHelp(): string {
@@ -30,7 +32,9 @@ Commands:
 ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
 Commands that change something (reset, redeliver, reconcile, refund) are dry runs unless
---yes is given. \`npm run ops -- <command> --help\` describes a command.
+--yes is given; run with --yes, and show, each record one row in the audit log first (the
+command does not run when it cannot be written). \`npm run ops -- <command> --help\`
+describes a command.
 
 Exit codes: 0 done, 1 failed (or refused), 2 usage error, 78 invalid configuration.
 See docs/operations.md.`;
@@ -38,8 +42,9 @@ See docs/operations.md.`;
 
 /**
  * Parses the command line, opens the context only when a command will run (help and usage
- * errors need no database), runs it and returns the exit code. Errors become messages on
- * stderr, never stack traces.
+ * errors need no database), records the run in the audit log when the command says it is an
+ * operator action (before it runs: it does not run unrecorded), runs it, records its exit code
+ * and returns it. Errors become messages on stderr, never stack traces.
  */
 export async function runOps(
   argv: readonly string[],
@@ -61,6 +66,7 @@ export async function runOps(
     return ExitCode.usage;
   }
   let args: ParsedArgs;
+  let audited: OpsAudit | undefined;
   try {
     const parsed = parseArgs({
       args: [...rest],
@@ -75,24 +81,64 @@ export async function runOps(
     args = { positionals: parsed.positionals, values: parsed.values };
     const problem = command.validate?.(args);
     if (problem) throw new UsageError(problem);
+    audited = command.audit?.(args);
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${command.help}`);
     return ExitCode.usage;
   }
+  let ctx: OpsContext | undefined;
+  let auditId: number | undefined;
+  let code: ExitCode;
+  let failure: string | undefined;
   try {
-    return await command.run(await open(), args, io);
+    ctx = await open();
+    if (audited) auditId = await recordRun(ctx, audited);
+    code = await command.run(ctx, args, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\n${command.help}`);
-      return ExitCode.usage;
+      failure = error.message;
+      code = ExitCode.usage;
+    } else if (error instanceof OpsFailure || error instanceof AppError) {
+      failure = describe(error);
+      io.err(`${name}: ${failure}`);
+      code = ExitCode.failure;
+    } else {
+      failure = messageOf(error);
+      io.err(`${name} failed: ${failure}`);
+      code = ExitCode.failure;
     }
-    if (error instanceof OpsFailure || error instanceof AppError) {
-      io.err(`${name}: ${describe(error)}`);
-      return ExitCode.failure;
-    }
-    io.err(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
-    return ExitCode.failure;
   }
+  if (ctx && auditId !== undefined) {
+    await ctx.audit
+      .settle(auditId, {
+        outcome: code === ExitCode.ok ? 'succeeded' : 'failed',
+        status: code,
+        error: failure,
+      })
+      .catch((error: unknown) => {
+        io.err(`${name}: its outcome was not recorded in the audit log (${messageOf(error)})`);
+      });
+  }
+  return code;
+}
+
+/** The run's audit row, before it starts; unwritable, the command is not run. */
+async function recordRun(ctx: OpsContext, audited: OpsAudit): Promise<number> {
+  try {
+    return await ctx.audit.record({
+      ...audited,
+      actor: { kind: 'cli', id: ctx.actor.id },
+      origin: 'cli',
+      address: ctx.actor.host,
+    });
+  } catch (error) {
+    throw new OpsFailure(`not done: the audit log cannot be written (${messageOf(error)})`);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function describe(error: OpsFailure | AppError): string {

@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { AuditAction, AuditSubject } from '../audit/audit-entry';
 import type { OpsContext, OpsIo } from './ops-context';
 
 /** Exit codes of `npm run ops`; docs/operations.md lists them for operators. */
@@ -19,7 +20,17 @@ export interface OpsCommand {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Checks what parsing cannot (positionals, formats); a message is a usage error. */
   validate?(args: ParsedArgs): string | undefined;
+  /**
+   * What this run records in the audit log before it starts (src/ops/cli.ts), or undefined for
+   * a run that changes nothing and shows no donor data (a dry run, a listing).
+   */
+  audit?(args: ParsedArgs): OpsAudit | undefined;
   run(ctx: OpsContext, args: ParsedArgs, io: OpsIo): Promise<ExitCode>;
+}
+
+/** A command's audit row: the action and on what. */
+export interface OpsAudit extends AuditSubject {
+  action: AuditAction;
 }
 
 /** A refusal to report as exit code 1 with its message, without a stack trace. */

@@ -1,4 +1,6 @@
 import type { Client } from '@temporalio/client';
+import type { AuditRepository } from '../audit/audit-repository';
+import type { OpsActor } from '../audit/ops-actor';
 import type { Config } from '../config/config';
 import type { Db } from '../db/database';
 import type { DonationRepository } from '../donations/donation-repository';
@@ -18,6 +20,9 @@ export interface OpsIo {
  */
 export interface OpsContext {
   config: Config;
+  /** Who runs the CLI: the actor of its audit rows. */
+  actor: OpsActor;
+  audit: AuditRepository;
   db: Db;
   temporal: Client;
   donations: DonationRepository;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config/config';
 import { usesDevPayloadKey } from '../config/temporal-config';
+import auditPlugin from '../audit/audit-plugin';
 import authPlugin from '../auth/auth-plugin';
 import idempotencyPlugin from '../idempotency/idempotency-plugin';
 import type { IdempotencyStore } from '../idempotency/idempotency-store';
@@ -71,12 +72,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(authPlugin, {
     apiKeys: deps.config.apiKeys,
     operatorKeys: deps.config.operatorKeys,
+    codecKeys: deps.config.codec.keys,
   });
   await app.register(rateLimitsPlugin, { limits: deps.config.rateLimits, redis: deps.redis });
   await app.register(idempotencyPlugin, {
     store: deps.idempotencyStore,
     metrics: deps.metrics.idempotency,
   });
+  // After the key check, the rate limit and the idempotency claim: an action refused by any of
+  // them, or answered from a stored answer, was never done and is not recorded.
+  await app.register(auditPlugin, { audit: services.audit });
   // After the plugins that add per-route hooks: its own `onSend` comes last on each route, so a
   // request's latency includes storing its idempotent answer.
   await app.register(httpMetricsPlugin, { metrics: deps.metrics.http });
@@ -92,12 +97,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     registry: deps.metrics.registry,
     token: deps.config.http.metricsToken,
   });
-  await app.register(codecRoutes, {
-    prefix: '/v1/codec',
-    keys: deps.config.temporal.payloadKeys,
-    uiOrigins: deps.config.temporal.uiOrigins,
-    open: deps.config.env !== 'production' && usesDevPayloadKey(deps.config.temporal.payloadKeys),
-  });
+  if (deps.config.codec.enabled) {
+    await app.register(codecRoutes, {
+      prefix: '/v1/codec',
+      keys: deps.config.temporal.payloadKeys,
+      uiOrigins: deps.config.temporal.uiOrigins,
+      open: deps.config.env !== 'production' && usesDevPayloadKey(deps.config.temporal.payloadKeys),
+    });
+  }
   await app.register(donationRoutes, { service: services.donationService });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
   if (deps.config.demoPage) {

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Redis } from 'ioredis';
+import { AuditRepository } from '../audit/audit-repository';
+import { opsActor } from '../audit/ops-actor';
 import { CampaignRepository } from '../campaigns/campaign-repository';
 import { ProgressCache } from '../campaigns/progress-cache';
 import type { Config } from '../config/config';
@@ -35,6 +37,8 @@ export interface Resources {
 
 /** The object graph of galang, built once per process; each entry point takes what it needs. */
 export interface Services {
+  /** The operators' audit log: the API's audit plugin and the ops CLI write it. */
+  audit: AuditRepository;
   campaigns: CampaignRepository;
   donations: DonationRepository;
   ledger: LedgerRepository;
@@ -73,6 +77,7 @@ export function createServices(config: Config, resources: Resources): Services {
     metrics: metrics?.webhooks,
   });
   return {
+    audit: new AuditRepository(db),
     campaigns,
     donations,
     ledger,
@@ -136,5 +141,11 @@ export function createServices(config: Config, resources: Resources): Services {
 /** The ops CLI's context: its config and resources, and the services built from them. */
 export function createOpsContext(config: Config, resources: Resources): OpsContext {
   const services = createServices(config, resources);
-  return { config, db: resources.db, temporal: resources.temporal, ...services };
+  return {
+    config,
+    actor: opsActor(config.opsActor),
+    db: resources.db,
+    temporal: resources.temporal,
+    ...services,
+  };
 }

@@ -71,7 +71,9 @@ function policyFor(route: RouteOptions, limits: RateLimitConfig): RateLimitOptio
   switch (route.config?.auth) {
     case 'client':
       return { max: limits.clientMax };
+    // The codec role's key sits in the Web UI's proxy: the operators' budget, per key.
     case 'operator':
+    case 'codec':
       return { max: limits.operatorMax };
     case 'client-or-operator':
       return {

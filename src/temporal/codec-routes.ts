@@ -25,7 +25,7 @@ export interface CodecRoutesOptions {
   /** Web UI origins allowed to call across origins (CORS). */
   uiOrigins: readonly string[];
   /**
-   * Without an operator key. Only while the keys are the public development key, which anyone
+   * Without a codec key. Only while the keys are the public development key, which anyone
    * can decrypt with anyway (production refuses it): `npm start`'s Web UI then shows payloads.
    */
   open: boolean;
@@ -34,8 +34,10 @@ export interface CodecRoutesOptions {
 /**
  * The Codec Server protocol (`POST <endpoint>/decode` and `/encode`) on the API, so the Temporal
  * Web UI (`TEMPORAL_CODEC_ENDPOINT`, `--ui-codec-endpoint`) and `temporal --codec-endpoint
- * --codec-auth 'Bearer <operator key>'` show the payloads galang encrypts. Operators only, and
- * across origins only for the UI's. Register with the prefix `/v1/codec`.
+ * --codec-auth 'Bearer <codec key>'` show the payloads galang encrypts. The codec role's keys
+ * only (`CODEC_KEYS`, which open nothing else), across origins only for the UI's; each call is
+ * recorded in the audit log with its payload count, never their contents. Register with the
+ * prefix `/v1/codec`.
  */
 export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async (app, options) => {
   const codec = new EncryptionCodec(options.keys);
@@ -52,9 +54,18 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
       `/${operation}`,
       {
         bodyLimit: 4 * 1024 * 1024,
-        config: { auth: options.open ? 'none' : 'operator' },
+        config: {
+          auth: options.open ? 'none' : 'codec',
+          audit: {
+            action: operation,
+            subject: (request) => ({
+              payloadCount: (request.body as Static<typeof PayloadsIn>).payloads?.length ?? 0,
+              detail: namespaceOf(request.headers['x-namespace']),
+            }),
+          },
+        },
         schema: {
-          summary: `${operation === 'decode' ? 'Decrypt' : 'Encrypt'} Temporal payloads (Codec Server protocol, operators)`,
+          summary: `${operation === 'decode' ? 'Decrypt' : 'Encrypt'} Temporal payloads (Codec Server protocol, the codec role)`,
           body: PayloadsIn,
           response: { 200: Payloads },
         },
@@ -71,6 +82,13 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
     );
   }
 };
+
+/** The Web UI's `X-Namespace`, when it is a sane name, for the audit row. */
+function namespaceOf(header: string | string[] | undefined): { namespace: string } | undefined {
+  return typeof header === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(header)
+    ? { namespace: header }
+    : undefined;
+}
 
 function fromJson({ metadata, data }: JsonPayload): Payload {
   return {

@@ -11,6 +11,7 @@ import { fakeStripe } from '../support/fake-gateways';
 import type { FakeGateway } from '../support/fake-gateways';
 import {
   CLIENT_SECRET,
+  CODEC_SECRET,
   OPERATOR_SECRET,
   STRIPE_WEBHOOK_SECRET,
   createCampaign,
@@ -60,7 +61,8 @@ function payloadsOf(node: unknown, path = '', found: Found[] = []): Found[] {
 /**
  * A finished donation's whole history, as anyone who can read Temporal sees it, holds neither
  * the donor's name, e-mail or message nor the Stripe client secret: the payload codec encrypts
- * them on every client and worker. Operators read them through the codec endpoint.
+ * them on every client and worker. They are read through the codec endpoint, with the codec
+ * role's key.
  */
 describe('donor data in Temporal histories', () => {
   let stack: Stack;
@@ -88,7 +90,7 @@ describe('donor data in Temporal histories', () => {
     await stripe.close();
   });
 
-  const codec = (operation: 'decode' | 'encode', payloads: JsonPayload[], auth = OPERATOR_SECRET) =>
+  const codec = (operation: 'decode' | 'encode', payloads: JsonPayload[], auth = CODEC_SECRET) =>
     fetch(`${stack.apiUrl}/v1/codec/${operation}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
@@ -161,10 +163,30 @@ describe('donor data in Temporal histories', () => {
     }
   });
 
-  it('serves the codec endpoint to operators only, and across origins to the Web UI only', async () => {
+  it('serves the codec endpoint to the codec role only, and across origins to the Web UI only', async () => {
     const payload = { metadata: {}, data: Buffer.from('"x"').toString('base64') };
     expect((await fetch(`${stack.apiUrl}/v1/codec/decode`, { method: 'POST' })).status).toBe(401);
     expect((await codec('decode', [payload], CLIENT_SECRET)).status).toBe(403);
+    // The operator key refunds; it no longer decodes.
+    const asOperator = await codec('decode', [payload], OPERATOR_SECRET);
+    expect(asOperator.status).toBe(403);
+    expect(await asOperator.json()).toMatchObject({ code: 'forbidden' });
+    expect((await codec('encode', [payload], OPERATOR_SECRET)).status).toBe(403);
+    // And the codec key opens nothing but the codec endpoint.
+    const refund = await fetch(`${stack.apiUrl}/v1/donations/${randomUUID()}/refunds`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${CODEC_SECRET}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
+      body: JSON.stringify({ reason: 'not the codec role' }),
+    });
+    expect(refund.status).toBe(403);
+    const read = await fetch(`${stack.apiUrl}/v1/donations/${randomUUID()}`, {
+      headers: { authorization: `Bearer ${CODEC_SECRET}` },
+    });
+    expect(read.status).toBe(403);
 
     const preflight = (origin: string) =>
       fetch(`${stack.apiUrl}/v1/codec/decode`, {
@@ -203,7 +225,7 @@ describe('donor data in Temporal histories', () => {
     // An empty list, as `temporal --codec-endpoint` sends it (proto JSON leaves it out).
     const empty = await fetch(`${stack.apiUrl}/v1/codec/decode`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${OPERATOR_SECRET}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${CODEC_SECRET}`, 'content-type': 'application/json' },
       body: '{}',
     });
     expect(await empty.json()).toEqual({ payloads: [] });

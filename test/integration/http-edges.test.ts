@@ -161,7 +161,7 @@ describe('HTTP edges', () => {
       });
       expect(simulator.statusCode).toBe(404);
       expect(simulator.json()).toMatchObject({ code: 'provider-unknown' });
-      // The codec endpoint wants an operator key: production never has the public dev key.
+      // The codec endpoint wants a codec key: production never has the public dev key.
       expect(
         (await app.inject({ method: 'POST', url: '/v1/codec/decode', payload: { payloads: [] } }))
           .statusCode,

@@ -34,6 +34,7 @@ describe('a request whose claim was taken over while it worked', () => {
     await app.register(authPlugin, {
       apiKeys: new Map([['client-a', 'secret-a']]),
       operatorKeys: new Map(),
+      codecKeys: new Map(),
     });
     await app.register(idempotencyPlugin, { store, metrics: createMetrics().idempotency });
     // Each call makes a different thing, once the test lets it finish.

@@ -189,10 +189,11 @@ describe('OpenAPI document and Swagger UI', () => {
     }
   });
 
-  it('declares the client and operator bearer keys, per route', () => {
+  it('declares the client, operator and codec bearer keys, per route', () => {
     expect(doc.components.securitySchemes).toEqual({
       apiKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }) as unknown,
       operatorKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }) as unknown,
+      codecKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }) as unknown,
     });
     expect(doc.paths['/v1/donations']?.post?.security).toEqual([{ apiKey: [] }]);
     expect(doc.paths['/v1/donations/{id}/refunds']?.post?.security).toEqual([{ operatorKey: [] }]);

@@ -87,6 +87,12 @@ describe('production boot', () => {
       ],
       [
         'api',
+        'no codec keys while the codec endpoint is on',
+        { CODEC_KEYS: '' },
+        /CODEC_KEYS is required/,
+      ],
+      [
+        'api',
         'no payload keys',
         { TEMPORAL_PAYLOAD_KEYS: '' },
         /TEMPORAL_PAYLOAD_KEYS is required/,

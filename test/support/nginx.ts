@@ -17,22 +17,33 @@ export interface Nginx {
 /**
  * Runs Debian's nginx as a child process with deploy/nginx.conf as shipped, except for what
  * only a test changes: its upstream servers are `upstreams` (host:port), it listens on a free
- * loopback port, and every answer names the upstream that gave it (`X-Galang-Upstream`). The
- * prefix, pid, logs and temp files live in a temp dir; `daemon off` keeps it our child.
+ * loopback port, and every answer names the upstream that gave it (`X-Galang-Upstream`).
  */
 export async function startNginx(upstreams: readonly string[]): Promise<Nginx> {
-  const prefix = mkdtempSync(path.join(os.tmpdir(), 'galang-nginx-'));
-  const port = await freePort();
   const shipped = readFileSync(deployConfig, 'utf8');
   const servers = shipped.match(/^\s*server api-\d+:\d+ (.*);$/m);
   if (!servers) throw new Error('deploy/nginx.conf names no api-N upstream servers');
-  const site = shipped
-    .replace(/^\s*server api-\d+:\d+ .*;\n/gm, '')
-    .replace(
-      /(upstream galang_api \{\n)/,
-      `$1${upstreams.map((u) => `    server ${u} ${servers[1] ?? ''};\n`).join('')}`,
-    )
-    .replace(/listen 80;/, `listen 127.0.0.1:${port};`);
+  return startNginxSite((listen) =>
+    shipped
+      .replace(/^\s*server api-\d+:\d+ .*;\n/gm, '')
+      .replace(
+        /(upstream galang_api \{\n)/,
+        `$1${upstreams.map((u) => `    server ${u} ${servers[1] ?? ''};\n`).join('')}`,
+      )
+      .replace(/listen 80;/, `listen ${listen};`),
+  );
+}
+
+/**
+ * Runs nginx with one site (what a deploy/ file holds, for the http block), made by `site` from
+ * the loopback address to listen on and the temp dir that holds the prefix, pid, logs and temp
+ * files; `daemon off` keeps it our child.
+ */
+export async function startNginxSite(
+  site: (listen: string, prefix: string) => string,
+): Promise<Nginx> {
+  const prefix = mkdtempSync(path.join(os.tmpdir(), 'galang-nginx-'));
+  const port = await freePort();
   for (const dir of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
     mkdirSync(path.join(prefix, dir));
   }
@@ -50,7 +61,7 @@ http {
   uwsgi_temp_path ${prefix}/uwsgi;
   scgi_temp_path ${prefix}/scgi;
   add_header X-Galang-Upstream $upstream_addr always;
-${site}
+${site(`127.0.0.1:${port}`, prefix)}
 }
 `;
   const file = path.join(prefix, 'nginx.conf');

@@ -10,6 +10,7 @@ export function productionEnv(overrides: Record<string, string> = {}): Record<st
     NODE_ENV: 'production',
     API_KEYS: 'shop:prod-client-secret-0123456789',
     OPERATOR_KEYS: 'ops:prod-operator-secret-0123456789',
+    CODEC_KEYS: 'ui-proxy:prod-codec-secret-0123456789',
     TEMPORAL_PAYLOAD_KEYS: `p1:${randomBytes(32).toString('base64')}`,
     PAYMENT_PROVIDER: 'stripe',
     STRIPE_SECRET_KEY: 'sk_test_production_like',

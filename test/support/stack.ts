@@ -28,6 +28,8 @@ import { closeRedis } from '../../src/db/redis-connection';
 export const CLIENT_SECRET = 'secret-a-123';
 export const OTHER_CLIENT_SECRET = 'secret-b-123';
 export const OPERATOR_SECRET = 'operator-123';
+/** The codec role's key (`CODEC_KEYS`): the payload codec endpoint's, and nothing else's. */
+export const CODEC_SECRET = 'codec-key-123';
 
 export interface Stack {
   config: Config;
@@ -107,6 +109,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LMDB_PATH: lmdbDir,
     API_KEYS: `client-a:${CLIENT_SECRET},client-b:${OTHER_CLIENT_SECRET}`,
     OPERATOR_KEYS: `ops:${OPERATOR_SECRET}`,
+    CODEC_KEYS: `ui-proxy:${CODEC_SECRET}`,
     PAYMENT_TIMEOUT_SECONDS: String(options.paymentTimeoutSeconds ?? 60),
     SIMULATOR_WEBHOOK_SECRET: DEV_SIMULATOR_SECRET,
     // Test files share one database: a stack redelivers only where a test asks it to, or it

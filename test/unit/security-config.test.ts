@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { DEV_CODEC_KEYS } from '../../src/config/codec-config';
 import { ConfigError, loadConfig } from '../../src/config/config';
 import { connectionOptions } from '../../src/temporal/temporal-connection';
 import { productionEnv } from '../support/production-env';
@@ -109,6 +110,36 @@ describe('production settings', () => {
       'API_KEYS: "a" is the public development value; set a secret of its own',
       'OPERATOR_KEYS: the secret of "o" must have at least 16 characters in production',
       'METRICS_TOKEN: the secret of "#1" must have at least 16 characters in production',
+    ]);
+  });
+
+  it('keeps the codec role apart: its own keys, required in production while the endpoint is on', () => {
+    const codec = (env: Record<string, string>) => loadConfig(env).codec;
+    // The development key in development only; elsewhere no key decodes until one is set.
+    expect([...codec({}).keys.keys()]).toEqual(['demo-codec']);
+    expect(codec({ NODE_ENV: 'test' })).toEqual({ enabled: true, keys: new Map() });
+    expect(codec(productionEnv()).keys).toEqual(
+      new Map([['ui-proxy', 'prod-codec-secret-0123456789']]),
+    );
+    expect(problemsOf(productionEnv({ CODEC_KEYS: '' }))).toEqual([
+      'CODEC_KEYS is required (id:secret,id:secret)',
+    ]);
+    expect(codec(productionEnv({ CODEC_KEYS: '', CODEC_ENDPOINT: 'false' }))).toEqual({
+      enabled: false,
+      keys: new Map(),
+    });
+    expect(problemsOf(productionEnv({ CODEC_KEYS: DEV_CODEC_KEYS }))).toEqual([
+      'CODEC_KEYS: "demo-codec" is the public development value; set a secret of its own',
+    ]);
+    // One secret in two roles would let the operator key decode (or the UI proxy's refund).
+    expect(
+      problemsOf({
+        OPERATOR_KEYS: 'ops:shared-secret-1',
+        CODEC_KEYS: 'ui:shared-secret-1',
+      }),
+    ).toEqual(['CODEC_KEYS: "ui" has the secret of OPERATOR_KEYS "ops"; each role needs its own']);
+    expect(problemsOf({ OPS_ACTOR: 'two words' })).toEqual([
+      'OPS_ACTOR must be 1 to 64 of A-Z a-z 0-9 _ . @ -',
     ]);
   });
 

@@ -19,6 +19,7 @@ posts what the ledger lacks. Needs a running worker.
   --json     print the plan or the report as JSON`,
   options: { ...yesOption, ...jsonOption },
   validate: (args) => (args.positionals.length === 0 ? undefined : 'reconcile takes no arguments'),
+  audit: (args) => (args.values.yes === true ? { action: 'reconcile' } : undefined),
   async run(ctx, args, io) {
     if (args.values.yes === true) {
       const report = await runReconciliationNow(ctx.temporal, ctx.config.temporal.taskQueue);

@@ -19,6 +19,16 @@ repeated event.
 Exit code 1 when a row could not be delivered (Temporal unreachable): it stays in the inbox.`,
   options: { 'older-than': { type: 'string' }, limit: { type: 'string' }, ...yesOption },
   validate: (args) => (args.positionals.length === 0 ? undefined : 'redeliver takes no arguments'),
+  audit: (args) =>
+    args.values.yes === true
+      ? {
+          action: 'redeliver',
+          detail: {
+            olderThanSeconds: integerValue(args, 'older-than') ?? 60,
+            limit: integerValue(args, 'limit') ?? 100,
+          },
+        }
+      : undefined,
   async run(ctx, args, io) {
     const olderThanMs = (integerValue(args, 'older-than') ?? 60) * 1000;
     const limit = integerValue(args, 'limit') ?? 100;

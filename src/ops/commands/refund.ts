@@ -1,7 +1,19 @@
 import { createHash } from 'node:crypto';
+import { refundRequestWorkflowId } from '../../../workflows/contracts';
 import { json } from '../format';
 import { DRY_RUN_NOTE, ExitCode, integerValue, stringValue, yesOption } from '../ops-command';
-import type { OpsCommand } from '../ops-command';
+import type { OpsCommand, ParsedArgs } from '../ops-command';
+
+/** The request's key: `--key`, or derived from the amount and the reason (one refund per ask). */
+function requestKey(args: ParsedArgs): string {
+  return (
+    stringValue(args, 'key') ??
+    `ops-${createHash('sha256')
+      .update(`${integerValue(args, 'amount') ?? 'all'}|${stringValue(args, 'reason') ?? ''}`)
+      .digest('hex')
+      .slice(0, 16)}`
+  );
+}
 
 export const refundCommand: OpsCommand = {
   name: 'refund',
@@ -29,16 +41,22 @@ moves when the provider reports the refund succeeded. The same command run twice
       : stringValue(args, 'reason') === undefined
         ? 'refund needs --reason <text>'
         : undefined,
+  // The reason is free text and stays out of the audit log; the provider keeps it.
+  audit: (args) => {
+    if (args.values.yes !== true) return undefined;
+    const id = args.positionals[0] ?? '';
+    return {
+      action: 'refund',
+      donationId: id,
+      workflowId: refundRequestWorkflowId(id, requestKey(args)),
+      detail: { amount: integerValue(args, 'amount') ?? 'all' },
+    };
+  },
   async run(ctx, args, io) {
     const id = args.positionals[0] ?? '';
     const amount = integerValue(args, 'amount');
     const reason = stringValue(args, 'reason') ?? '';
-    const key =
-      stringValue(args, 'key') ??
-      `ops-${createHash('sha256')
-        .update(`${amount ?? 'all'}|${reason}`)
-        .digest('hex')
-        .slice(0, 16)}`;
+    const key = requestKey(args);
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) {
       io.err('--key takes 1 to 64 letters, digits, - or _');
       return ExitCode.usage;

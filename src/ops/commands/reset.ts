@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { donationWorkflowId } from '../../../workflows/contracts';
 import { json } from '../format';
 import { DRY_RUN_NOTE, ExitCode, OpsFailure, stringValue, yesOption } from '../ops-command';
 import type { OpsCommand, ParsedArgs } from '../ops-command';
@@ -59,6 +60,20 @@ keyed by the donation (docs/operations.md, "Resetting a workflow safely").
   --yes, -y          do it; without it, print what would happen and change nothing`,
   options: { to: { type: 'string' }, reason: { type: 'string' }, ...yesOption },
   validate: target,
+  audit: (args) => {
+    if (args.values.yes !== true) return undefined;
+    const id = args.positionals[0] ?? '';
+    const eventId = args.positionals[1];
+    return {
+      action: 'reset',
+      donationId: id,
+      workflowId: donationWorkflowId(id),
+      detail: {
+        to: stringValue(args, 'to') ?? null,
+        ...(eventId === undefined ? {} : { eventId: Number(eventId) }),
+      },
+    };
+  },
   async run(ctx, args, io) {
     const id = args.positionals[0] ?? '';
     const donation = await ctx.donations.findById(id);

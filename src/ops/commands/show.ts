@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { getStateQuery } from '../../../workflows/contracts';
+import { donationWorkflowId, getStateQuery } from '../../../workflows/contracts';
 import type { DonationState } from '../../../workflows/contracts';
 import { json } from '../format';
 import { ExitCode, OpsFailure, jsonOption } from '../ops-command';
@@ -58,10 +58,16 @@ export const showCommand: OpsCommand = {
   help: `Usage: npm run ops -- show <donationId> [--json]
 
 Prints the donation as Postgres has it, its workflow's description, one line per history event
-(type, time, activity or signal), and the workflow's getState answer while it runs. Read-only.
+(type, time, activity or signal), and the workflow's getState answer while it runs. Read-only;
+recorded in the audit log, as it shows the donor's data.
 Exit code 1 when no such donation exists.`,
   options: { ...jsonOption },
   validate: (args) => (args.positionals.length === 1 ? undefined : 'show takes one <donationId>'),
+  // It prints the donor's data (the row, the live state): a read worth recording.
+  audit: (args) => {
+    const id = args.positionals[0] ?? '';
+    return { action: 'show', donationId: id, workflowId: donationWorkflowId(id) };
+  },
   async run(ctx, args, io) {
     const id = args.positionals[0] ?? '';
     const donation = await ctx.donations.findById(id);
