@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startDevServer, stopDevServer } from '../src/temporal/dev-server';
+import { SQLITE_PRAGMAS, startDevServer, stopDevServer } from '../src/temporal/dev-server';
 import type { DevServerOptions } from '../src/temporal/dev-server';
 import { freePort } from '../test/support/free-port';
 import { calibrate } from './spike-load';
@@ -20,9 +20,17 @@ const IN_FLIGHT = (env.TEMPORAL_SETTINGS_IN_FLIGHT ?? '20,50').split(',').map(Nu
 const SECONDS = Number(env.TEMPORAL_SETTINGS_SECONDS ?? 10);
 const ROUNDS = Number(env.TEMPORAL_SETTINGS_ROUNDS ?? 3);
 
-const variants: [string, Pick<DevServerOptions, 'dynamicConfig' | 'sqlitePragmas'>][] = [
+type Settings = Pick<DevServerOptions, 'dynamicConfig' | 'sqlitePragmas' | 'goGc'>;
+
+const variants: [string, Settings][] = [
   ['load settings (npm start)', {}],
   ['default SQLite journal and sync', { sqlitePragmas: [] }],
+  ['GOGC=200', { goGc: 200 }],
+  ['GOGC=400', { goGc: 400 }],
+  [
+    'SQLite cache 64 MiB, mmap 256 MiB',
+    { sqlitePragmas: [...SQLITE_PRAGMAS, 'cache_size=-65536', 'mmap_size=268435456'] },
+  ],
   [
     'four task-queue partitions',
     {
@@ -34,10 +42,7 @@ const variants: [string, Pick<DevServerOptions, 'dynamicConfig' | 'sqlitePragmas
   ],
 ];
 
-async function measure(
-  settings: Pick<DevServerOptions, 'dynamicConfig' | 'sqlitePragmas'>,
-  inFlight: number,
-): Promise<number> {
+async function measure(settings: Settings, inFlight: number): Promise<number> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'galang-temporal-settings-'));
   const port = await freePort();
   await startDevServer({

@@ -61,6 +61,8 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, unknown>;
   /** SQLite pragmas instead of {@link SQLITE_PRAGMAS} (a benchmark's baseline). */
   sqlitePragmas?: readonly string[];
+  /** The Go runtime's GOGC for the server (a benchmark's experiment); Go's default otherwise. */
+  goGc?: number;
 }
 
 /**
@@ -126,7 +128,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
   ];
   const logFile = openSync(path.join(options.stateDir, `temporal-${options.port}.log`), 'a');
-  const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFile, logFile] });
+  const child = spawn(binary, args, {
+    detached: true,
+    stdio: ['ignore', logFile, logFile],
+    env: options.goGc === undefined ? process.env : { ...process.env, GOGC: String(options.goGc) },
+  });
   child.unref();
   if (child.pid === undefined) throw new Error('Could not start the Temporal dev server');
   writeFileSync(pidFile(options.stateDir, options.port), String(child.pid));
