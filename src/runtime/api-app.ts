@@ -14,7 +14,7 @@ import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
 import { registerReconciliationMetrics } from '../observability/metrics';
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
-import { metricsRoute } from '../observability/metrics-route';
+import { metricsRoute, registryScrape } from '../observability/metrics-route';
 import rateLimitsPlugin from '../security/rate-limits';
 import securityHeaders from '../security/security-headers';
 import { codecRoutes } from '../temporal/codec-routes';
@@ -89,7 +89,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   registerReconciliationMetrics(deps.metrics.registry, () => services.reconciliation.stats());
   await app.register(metricsRoute, {
-    registry: deps.metrics.registry,
+    scrape: registryScrape(deps.metrics.registry),
     token: deps.config.http.metricsToken,
   });
   await app.register(codecRoutes, {
