@@ -27,8 +27,10 @@ export interface RateLimitConfig {
   readonly clientMax: number;
   /** Per operator key, on each operator route. */
   readonly operatorMax: number;
-  /** Per client IP, on each public read (`GET /v1/campaigns/:id/progress`). */
+  /** Per client IP, on each public read (the progress, `/readyz`, `/metrics`, pages, `/docs`). */
   readonly publicMax: number;
+  /** Per client IP, answers of 401 (unknown keys, webhook signatures) before it is refused. */
+  readonly failedAuthMax: number;
 }
 
 export function readHttp(reader: EnvReader, problems: string[], production: boolean): HttpConfig {
@@ -54,6 +56,7 @@ export function readRateLimits(reader: EnvReader): RateLimitConfig {
     clientMax: reader.integer('RATE_LIMIT_CLIENT_MAX', 60_000, 1),
     operatorMax: reader.integer('RATE_LIMIT_OPERATOR_MAX', 600, 1),
     publicMax: reader.integer('RATE_LIMIT_PUBLIC_MAX', 1_200, 1),
+    failedAuthMax: reader.integer('RATE_LIMIT_FAILED_AUTH_MAX', 30, 1),
   };
 }
 

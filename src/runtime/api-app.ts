@@ -66,7 +66,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Before auth and every route: it collects the routes registered after it, and its own
   // /docs routes are public.
   if (deps.config.http.docsEnabled) {
-    await app.register(openapiPlugin, { publicUrl: deps.config.publicUrl });
+    await app.register(openapiPlugin, {
+      publicUrl: deps.config.publicUrl,
+      limits: deps.config.rateLimits,
+    });
   }
   await app.register(authPlugin, {
     apiKeys: deps.config.apiKeys,

@@ -4,9 +4,10 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config';
-import { AppError } from '../errors/error-catalogue';
 import errorHandlerPlugin from '../http/error-handler';
 import { metricsRoute } from '../observability/metrics-route';
+import failedAuthLimit from '../security/failed-auth-limit';
+import { publicRateLimit } from '../security/rate-limits';
 import securityHeaders from '../security/security-headers';
 import { exporterScrape } from '../temporal/temporal-runtime';
 import { serverOptions } from './server-options';
@@ -14,8 +15,8 @@ import { serverOptions } from './server-options';
 /**
  * The worker's `GET /metrics` on HOST:WORKER_METRICS_PORT: the Temporal SDK's exporter (which
  * has no authentication, so it listens on a loopback port of its own) behind the API's metrics
- * route, so a scrape needs the same METRICS_TOKEN. Per client IP it answers as many requests as
- * a public read of the API (`RATE_LIMIT_PUBLIC_MAX`), counted in this process.
+ * route, so a scrape needs the same METRICS_TOKEN. Per client IP it answers as many requests and
+ * wrong tokens as the API (`RATE_LIMIT_PUBLIC_MAX`, `RATE_LIMIT_FAILED_AUTH_MAX`).
  */
 export async function buildWorkerMetricsServer(
   config: Config,
@@ -28,14 +29,9 @@ export async function buildWorkerMetricsServer(
   const app = Fastify({ ...serverOptions(config, false), loggerInstance });
   await app.register(securityHeaders);
   await app.register(errorHandlerPlugin);
-  const { windowMs, publicMax } = config.rateLimits;
-  await app.register(rateLimit, {
-    max: publicMax,
-    timeWindow: windowMs,
-    enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate-limited', { retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)) }),
-  });
+  const limits = config.rateLimits;
+  await app.register(rateLimit, publicRateLimit(limits));
+  await app.register(failedAuthLimit, { max: limits.failedAuthMax, windowMs: limits.windowMs });
   await app.register(metricsRoute, {
     scrape: exporterScrape(exporterUrl),
     token: config.http.metricsToken,
