@@ -7,9 +7,9 @@ import { EnvReader } from './env-reader';
 import type { Env } from './env-reader';
 import { readHttp, readRateLimits } from './http-config';
 import type { HttpConfig, RateLimitConfig } from './http-config';
-import { readPayments } from './payments-config';
+import { providerSandboxProblems, readPayments } from './payments-config';
 import type { PaymentsConfig } from './payments-config';
-import { productionSecretProblems } from './production-secrets';
+import { productionSecretProblems, sharedSecretProblems } from './production-secrets';
 import type { SecretSetting } from './production-secrets';
 import { DEV_PAYLOAD_KEYS, readTemporalSecurity } from './temporal-config';
 
@@ -160,7 +160,7 @@ export function loadConfig(source: Env = process.env): Config {
   const simulatorPort = reader.port('SIMULATOR_PORT', 3100);
   const temporalAddress = reader.string('TEMPORAL_ADDRESS', '127.0.0.1:7233');
   const temporalUiPort = reader.port('TEMPORAL_UI_PORT', 8233);
-  const payments = readPayments(reader, problems);
+  const payments = readPayments(reader, problems, production);
   const simulatorEnabled = payments.provider === 'simulator';
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
@@ -223,7 +223,7 @@ export function loadConfig(source: Env = process.env): Config {
       workflowPollers: reader.integer('WORKER_WORKFLOW_POLLERS', 10, 2),
       activityPollers: reader.integer('WORKER_ACTIVITY_POLLERS', 10, 1),
     },
-    http: readHttp(reader, production),
+    http: readHttp(reader, problems, production),
     rateLimits: readRateLimits(reader),
     webhookPoolSize: reader.integer('WEBHOOK_DB_POOL_SIZE', 3, 1, 100),
     dataDir,
@@ -284,15 +284,33 @@ export function loadConfig(source: Env = process.env): Config {
         'PAYMENT_PROVIDER=simulator moves no money: refused in production unless ALLOW_SIMULATOR=true',
       );
     }
-    problems.push(...productionSecretProblems(productionSecrets(config)));
+    const sandboxes = providerSandboxProblems(payments);
+    if (sandboxes.length > 0 && !reader.boolean('ALLOW_PROVIDER_SANDBOX', false)) {
+      problems.push(
+        ...sandboxes,
+        'Sandbox providers move no money: refused in production unless ALLOW_PROVIDER_SANDBOX=true (a staging deployment)',
+      );
+    }
+    const secrets = productionSecrets(config);
+    problems.push(...productionSecretProblems(secrets), ...sharedSecretProblems(secrets));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
 }
 
-/** The secrets production checks: not the development values, and long enough. */
+/**
+ * The secrets production checks: not the development values, long enough where galang issues
+ * them, and each in one role only (the providers' and Temporal's are theirs to size).
+ */
 function productionSecrets(config: Config): SecretSetting[] {
   const secretsOf = (keys: string) => keys.split(',').map((entry) => entry.split(':')[1] ?? '');
+  const external = (name: string, secrets: readonly (string | undefined)[]): SecretSetting => ({
+    name,
+    secrets: secrets.filter((secret) => secret !== undefined),
+    dev: [],
+    anyLength: true,
+  });
+  const { midtrans, xendit, stripe } = config.payments;
   return [
     { name: 'API_KEYS', secrets: config.apiKeys, dev: secretsOf(DEV_API_KEYS) },
     { name: 'OPERATOR_KEYS', secrets: config.operatorKeys, dev: secretsOf(DEV_OPERATOR_KEYS) },
@@ -309,6 +327,12 @@ function productionSecrets(config: Config): SecretSetting[] {
       anyLength: true,
     },
     { name: 'METRICS_TOKEN', secrets: [config.http.metricsToken ?? []].flat(), dev: [] },
+    external('TEMPORAL_API_KEY', [config.temporal.apiKey]),
+    external('MIDTRANS_SERVER_KEYS', midtrans?.serverKeys ?? []),
+    external('XENDIT_SECRET_KEY', [xendit?.secretKey]),
+    external('XENDIT_CALLBACK_TOKENS', xendit?.callbackTokens ?? []),
+    external('STRIPE_SECRET_KEY', [stripe?.secretKey]),
+    external('STRIPE_WEBHOOK_SECRETS', stripe?.webhookSecrets ?? []),
   ];
 }
 

@@ -20,8 +20,19 @@ export interface PaymentsConfig {
   };
 }
 
-/** PAYMENT_PROVIDER and the credentials of each provider set up; the chosen one must have them. */
-export function readPayments(reader: EnvReader, problems: string[]): PaymentsConfig {
+/** Midtrans' Core API; production talks to the real one unless told otherwise. */
+export const MIDTRANS_PRODUCTION_URL = 'https://api.midtrans.com';
+export const MIDTRANS_SANDBOX_URL = 'https://api.sandbox.midtrans.com';
+
+/**
+ * PAYMENT_PROVIDER and the credentials of each provider set up; the chosen one must have them.
+ * Midtrans' base URL defaults to its sandbox only outside production.
+ */
+export function readPayments(
+  reader: EnvReader,
+  problems: string[],
+  production: boolean,
+): PaymentsConfig {
   const provider = reader.oneOf('PAYMENT_PROVIDER', paymentProviders, 'simulator');
   const midtransKeys = reader.list('MIDTRANS_SERVER_KEYS', undefined, true);
   const xenditKey = reader.optional('XENDIT_SECRET_KEY');
@@ -32,7 +43,10 @@ export function readPayments(reader: EnvReader, problems: string[]): PaymentsCon
     provider,
     ...(midtransKeys.length > 0 && {
       midtrans: {
-        baseUrl: reader.url('MIDTRANS_BASE_URL', 'https://api.sandbox.midtrans.com'),
+        baseUrl: reader.url(
+          'MIDTRANS_BASE_URL',
+          production ? MIDTRANS_PRODUCTION_URL : MIDTRANS_SANDBOX_URL,
+        ),
         serverKeys: midtransKeys,
       },
     }),
@@ -61,4 +75,31 @@ export function readPayments(reader: EnvReader, problems: string[]): PaymentsCon
     problems.push('STRIPE_WEBHOOK_SECRETS is required with STRIPE_SECRET_KEY');
   }
   return payments;
+}
+
+/**
+ * The providers' test credentials and sandbox URLs among the configured ones: each moves no
+ * money, so production refuses them unless a staging deployment says it runs on sandboxes.
+ * Keys are named by their setting and position, never printed.
+ */
+export function providerSandboxProblems(payments: PaymentsConfig): string[] {
+  const problems: string[] = [];
+  const { midtrans, xendit, stripe } = payments;
+  midtrans?.serverKeys.forEach((key, index) => {
+    if (key.startsWith('SB-Mid-')) {
+      problems.push(`MIDTRANS_SERVER_KEYS: "#${index + 1}" is a Midtrans sandbox key (SB-Mid-…)`);
+    }
+  });
+  const midtransHost = midtrans && URL.canParse(midtrans.baseUrl) && new URL(midtrans.baseUrl).host;
+  if (midtransHost && midtransHost.endsWith('sandbox.midtrans.com')) {
+    problems.push(`MIDTRANS_BASE_URL is the Midtrans sandbox (${midtransHost})`);
+  }
+  if (xendit?.secretKey.startsWith('xnd_development_')) {
+    problems.push('XENDIT_SECRET_KEY is a Xendit test-mode key (xnd_development_…)');
+  }
+  const stripeTestPrefix = stripe?.secretKey.match(/^(sk|rk)_test_/)?.[0];
+  if (stripeTestPrefix !== undefined) {
+    problems.push(`STRIPE_SECRET_KEY is a Stripe test-mode key (${stripeTestPrefix}…)`);
+  }
+  return problems;
 }

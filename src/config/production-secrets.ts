@@ -19,10 +19,7 @@ export interface SecretSetting {
 export function productionSecretProblems(settings: readonly SecretSetting[]): string[] {
   const problems: string[] = [];
   for (const { name, secrets, dev, anyLength } of settings) {
-    const entries: [string, string][] = Array.isArray(secrets)
-      ? secrets.map((secret: string, index): [string, string] => [`#${index + 1}`, secret])
-      : [...(secrets as ReadonlyMap<string, string>).entries()];
-    for (const [id, secret] of entries) {
+    for (const [id, secret] of entriesOf(secrets)) {
       if (dev.includes(secret)) {
         problems.push(`${name}: "${id}" is the public development value; set a secret of its own`);
       } else if (!anyLength && secret.length < MIN_PRODUCTION_SECRET_LENGTH) {
@@ -33,4 +30,33 @@ export function productionSecretProblems(settings: readonly SecretSetting[]): st
     }
   }
   return problems;
+}
+
+/**
+ * One secret in two settings is one role able to act as another: a client key that is also an
+ * operator key is an operator, a metrics token that is a webhook secret lets a scraper forge
+ * notifications. Named by setting and id, never printed.
+ */
+export function sharedSecretProblems(settings: readonly SecretSetting[]): string[] {
+  const problems: string[] = [];
+  const owners = new Map<string, string>();
+  for (const { name, secrets } of settings) {
+    const seen = new Set<string>();
+    for (const [id, secret] of entriesOf(secrets)) {
+      const owner = owners.get(secret);
+      if (owner !== undefined && !owner.startsWith(`${name} `) && !seen.has(secret)) {
+        problems.push(`${owner} and ${name} "${id}" share one secret: give each role its own`);
+      }
+      seen.add(secret);
+      if (owner === undefined) owners.set(secret, `${name} "${id}"`);
+    }
+  }
+  return problems;
+}
+
+/** A setting's secrets by id; a plain list's by position (`#1`, `#2`, …). */
+function entriesOf(secrets: SecretSetting['secrets']): [string, string][] {
+  return Array.isArray(secrets)
+    ? secrets.map((secret: string, index): [string, string] => [`#${index + 1}`, secret])
+    : [...(secrets as ReadonlyMap<string, string>).entries()];
 }

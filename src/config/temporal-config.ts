@@ -43,6 +43,11 @@ export function readTemporalSecurity(
   if (!tlsOn && anyTlsSetting) {
     problems.push('TEMPORAL_TLS is false, but TEMPORAL_TLS_* settings are given');
   }
+  if (!tlsOn && apiKey !== undefined && production) {
+    problems.push(
+      'TEMPORAL_TLS is false, but TEMPORAL_API_KEY is set: production sends the key only over TLS',
+    );
+  }
   const payloadKeys = readPayloadKeys(reader, problems, production);
   return {
     tls: tlsOn ? withoutUnset(tlsSettings) : false,
@@ -93,8 +98,20 @@ function pemFile(
   }
   if (!new RegExp(`-----BEGIN [A-Z ]*${label}-----`).test(content)) {
     problems.push(`${name}: "${file}" holds no PEM ${label.toLowerCase()}`);
+  } else if (label === 'PRIVATE KEY' && isEncryptedPem(content)) {
+    problems.push(
+      `${name}: "${file}" holds an encrypted private key, which Temporal's SDK cannot open; store it decrypted (openssl pkey -in key.pem -out plain.pem) in a file only galang reads`,
+    );
   }
   return file;
+}
+
+/**
+ * PKCS#8 `ENCRYPTED PRIVATE KEY` or a legacy OpenSSL key with `Proc-Type: 4,ENCRYPTED`. The SDK
+ * takes no passphrase, so such a key would fail only at the first connection, with a TLS error.
+ */
+function isEncryptedPem(content: string): boolean {
+  return /-----BEGIN ENCRYPTED PRIVATE KEY-----|^Proc-Type:\s*4,\s*ENCRYPTED/m.test(content);
 }
 
 function withoutUnset<T extends object>(value: T): T {

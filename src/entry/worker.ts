@@ -1,6 +1,6 @@
 import { openDatabase } from '../runtime/open-resources';
 import { runEntry } from '../runtime/entry';
-import { installWorkerRuntime, startWorker } from '../runtime/start-parts';
+import { installWorkerRuntime, startWorker, startWorkerMetrics } from '../runtime/start-parts';
 import { WORKER_READY_MESSAGE } from '../runtime/worker-processes';
 
 /**
@@ -8,10 +8,11 @@ import { WORKER_READY_MESSAGE } from '../runtime/worker-processes';
  * WORKER_PROCESSES of these beside the API.
  */
 runEntry('worker', async (config, log, parts) => {
-  installWorkerRuntime(config, log);
+  const exporterUrl = await installWorkerRuntime(config, log);
   const db = await openDatabase(config);
   parts.push({ name: 'db', stop: () => db.destroy() });
   parts.push(await startWorker(config, db));
+  if (exporterUrl !== undefined) parts.push(await startWorkerMetrics(config, exporterUrl, log));
   log.info(
     { taskQueue: config.temporal.taskQueue, metricsPort: config.workerMetricsPort || undefined },
     'worker polling',

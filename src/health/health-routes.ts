@@ -49,7 +49,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
   app.get(
     '/healthz',
     {
-      config: { auth: 'none' },
+      // Not limited: it answers from memory, as cheaply as a 429 would, and a refused liveness
+      // probe gets a healthy process restarted.
+      config: { auth: 'none', rateLimit: false },
       schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
     },
     async () => ({ status: 'ok' as const }),

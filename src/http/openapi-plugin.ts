@@ -3,6 +3,9 @@ import swagger from '@fastify/swagger';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import type { RateLimitConfig } from '../config/http-config';
+import { publicRateLimit } from '../security/rate-limits';
 import { PAGE_HELMET_OPTIONS } from '../security/security-headers';
 import type { FastifyPluginAsync, FastifySchema, RouteOptions } from 'fastify';
 import type { ErrorCode } from '../errors/error-catalogue';
@@ -62,9 +65,13 @@ function documented(schema: FastifySchema | undefined, route: RouteOptions): Fas
 /**
  * The OpenAPI document of every route, built from the routes' own TypeBox schemas, at
  * `/docs/json` (and `/docs/yaml`), with Swagger UI at `/docs`. Registered before the auth
- * plugin, so the documentation routes carry no key check: they are public on purpose.
+ * plugin, so the documentation routes carry no key check: they are public on purpose, limited
+ * per client IP like every public read (`limits.publicMax`).
  */
-const openapiPlugin: FastifyPluginAsync<{ publicUrl: string }> = async (app, options) => {
+const openapiPlugin: FastifyPluginAsync<{ publicUrl: string; limits: RateLimitConfig }> = async (
+  app,
+  options,
+) => {
   const spec: FastifyDynamicSwaggerOptions = {
     openapi: {
       openapi: '3.1.0',
@@ -102,6 +109,7 @@ const openapiPlugin: FastifyPluginAsync<{ publicUrl: string }> = async (app, opt
   // Helmet's page headers, encapsulated: the API's routes keep theirs. Swagger UI replaces
   // Helmet's Content-Security-Policy with its own, which lets its scripts run.
   await app.register(async (docs) => {
+    await docs.register(rateLimit, publicRateLimit(options.limits));
     await docs.register(helmet, PAGE_HELMET_OPTIONS);
     await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   });

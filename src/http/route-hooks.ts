@@ -7,3 +7,9 @@ export function withHook<T>(existing: T | T[] | undefined, hook: NoInfer<T>): T[
   if (existing === undefined) return [hook];
   return Array.isArray(existing) ? [...existing, hook] : [existing, hook];
 }
+
+/** Puts a hook before the route's own (e.g. a refusal that should cost nothing else first). */
+export function withFirstHook<T>(existing: T | T[] | undefined, hook: NoInfer<T>): T[] {
+  if (existing === undefined) return [hook];
+  return Array.isArray(existing) ? [hook, ...existing] : [hook, existing];
+}

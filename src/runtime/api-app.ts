@@ -15,7 +15,7 @@ import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
 import { registerReconciliationMetrics } from '../observability/metrics';
 import httpMetricsPlugin from '../observability/http-metrics-plugin';
-import { metricsRoute } from '../observability/metrics-route';
+import { metricsRoute, registryScrape } from '../observability/metrics-route';
 import rateLimitsPlugin from '../security/rate-limits';
 import securityHeaders from '../security/security-headers';
 import { codecRoutes } from '../temporal/codec-routes';
@@ -67,7 +67,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Before auth and every route: it collects the routes registered after it, and its own
   // /docs routes are public.
   if (deps.config.http.docsEnabled) {
-    await app.register(openapiPlugin, { publicUrl: deps.config.publicUrl });
+    await app.register(openapiPlugin, {
+      publicUrl: deps.config.publicUrl,
+      limits: deps.config.rateLimits,
+    });
   }
   await app.register(authPlugin, {
     apiKeys: deps.config.apiKeys,
@@ -94,7 +97,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   registerReconciliationMetrics(deps.metrics.registry, () => services.reconciliation.stats());
   await app.register(metricsRoute, {
-    registry: deps.metrics.registry,
+    scrape: registryScrape(deps.metrics.registry),
     token: deps.config.http.metricsToken,
   });
   if (deps.config.codec.enabled) {

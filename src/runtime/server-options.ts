@@ -21,7 +21,7 @@ export function serverOptions(
     requestTimeout: http.requestTimeoutMs,
     connectionTimeout: http.connectionTimeoutMs,
     keepAliveTimeout: http.keepAliveTimeoutMs,
-    trustProxy: http.trustProxy,
+    trustProxy: typeof http.trustProxy === 'boolean' ? http.trustProxy : [...http.trustProxy],
     // Given to Node's constructor too: Node 20 ignores a request timeout set afterwards, which
     // is what Fastify's own option does.
     http: {

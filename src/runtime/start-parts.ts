@@ -14,6 +14,7 @@ import { createServices } from './create-services';
 import type { Logger } from 'pino';
 import { createProviders } from './open-resources';
 import { closeRedis, openRedis } from '../db/redis-connection';
+import { buildWorkerMetricsServer, loopbackPort } from './worker-metrics-server';
 
 /** A started part of the pipeline and how to stop it. */
 export interface Running {
@@ -73,17 +74,33 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
 }
 
 /**
- * This process's Temporal Runtime: SDK and workflow/activity logs through pino, and the
- * worker's Prometheus endpoint on WORKER_METRICS_PORT (none when 0). It is process-wide and
- * must be installed before anything creates a NativeConnection, so an entry point that runs a
- * worker calls this first.
+ * This process's Temporal Runtime: SDK and workflow/activity logs through pino, and, when
+ * WORKER_METRICS_PORT is not 0, the SDK's Prometheus exporter on a loopback port, whose URL it
+ * resolves with ({@link startWorkerMetrics} serves it). It is process-wide and must be installed
+ * before anything creates a NativeConnection, so an entry point that runs a worker calls this
+ * first.
  */
-export function installWorkerRuntime(config: Config, log: Logger): void {
+export async function installWorkerRuntime(
+  config: Config,
+  log: Logger,
+): Promise<string | undefined> {
+  const exporterPort = config.workerMetricsPort > 0 ? await loopbackPort() : undefined;
   installTemporalRuntime({
     log,
-    metricsBindAddress:
-      config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined,
+    metricsBindAddress: exporterPort === undefined ? undefined : `127.0.0.1:${exporterPort}`,
   });
+  return exporterPort === undefined ? undefined : `http://127.0.0.1:${exporterPort}/metrics`;
+}
+
+/** The worker's metrics endpoint on HOST:WORKER_METRICS_PORT, wanting the METRICS_TOKEN. */
+export async function startWorkerMetrics(
+  config: Config,
+  exporterUrl: string,
+  log: Logger,
+): Promise<Running & { url: string }> {
+  const app = await buildWorkerMetricsServer(config, exporterUrl, log);
+  const url = await app.listen({ host: config.host, port: config.workerMetricsPort });
+  return { name: 'worker-metrics', url, stop: () => app.close() };
 }
 
 /**

@@ -3,8 +3,10 @@ import type { Redis } from 'ioredis';
 import { CircuitBreaker } from '../resilience/circuit-breaker';
 import type { BreakerState } from '../resilience/circuit-breaker';
 
-type Store = FastifyRateLimitStore;
+/** The plugin's stores; `read` is its peek (`{ increment: false }`), missing from its types. */
+type Store = FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] };
 type Counted = { current: number; ttl: number };
+type Callback = (error: Error | null, result?: Counted) => void;
 type ChildOptions = Parameters<Store['child']>[0] & { perProcess?: boolean };
 
 /* eslint-disable @typescript-eslint/no-require-imports -- the plugin ships its stores untyped */
@@ -56,20 +58,33 @@ export function fallbackRateLimitStore(options: FallbackStoreOptions): FastifyRa
       this.local = children?.local ?? new LocalStore(false, false);
     }
 
-    incr(
+    incr(key: string, callback: Callback, timeWindow: number, max: number): void {
+      this.count('incr', key, callback, timeWindow, max);
+    }
+
+    /** The plugin's non-counting peek (`{ increment: false }`), with the same fallback. */
+    read(key: string, callback: Callback, timeWindow: number, max: number): void {
+      this.count('read', key, callback, timeWindow, max);
+    }
+
+    private count(
+      method: 'incr' | 'read',
       key: string,
-      callback: (error: Error | null, result?: Counted) => void,
+      callback: Callback,
       timeWindow: number,
       max: number,
     ): void {
       const redis = this.redis;
+      const local = () => {
+        this.local[method](key, callback, timeWindow, max);
+      };
       if (!redis) {
-        this.local.incr(key, callback, timeWindow, max);
+        local();
         return;
       }
       const fromRedis = () =>
         new Promise<Counted>((resolve, reject) => {
-          redis.incr(
+          redis[method](
             key,
             (error, result) => {
               if (error || !result) reject(error ?? new Error('no result'));
@@ -79,21 +94,18 @@ export function fallbackRateLimitStore(options: FallbackStoreOptions): FastifyRa
             max,
           );
         });
-      breaker.call(fromRedis).then(
-        (result) => {
-          callback(null, result);
-        },
-        () => {
-          this.local.incr(key, callback, timeWindow, max);
-        },
-      );
+      breaker.call(fromRedis).then((result) => {
+        callback(null, result);
+      }, local);
     }
 
     /** A route whose policy says `perProcess` counts in this process only, never in Redis. */
     child(routeOptions: ChildOptions): Store {
       return new FallbackStore(undefined, {
-        redis: routeOptions.perProcess ? undefined : this.redis?.child(routeOptions),
-        local: this.local.child(routeOptions),
+        redis: routeOptions.perProcess
+          ? undefined
+          : (this.redis?.child(routeOptions) as Store | undefined),
+        local: this.local.child(routeOptions) as Store,
       });
     }
   }

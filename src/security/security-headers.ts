@@ -4,11 +4,14 @@ import type { FastifyPluginAsync } from 'fastify';
 
 /**
  * The response headers OWASP's REST Security Cheat Sheet asks of a JSON API, with Helmet's
- * values: an answer may load nothing and is never framed, sniffed or read cross-origin, and
- * HTTPS is sticky. Fixed, so they are set as plain reply headers: running Helmet per request
- * cost the replay route about half its rate in `bench:idempotency`.
+ * values: an answer is never stored by a browser or a shared cache (a donation, a problem), may
+ * load nothing and is never framed, sniffed or read cross-origin, and HTTPS is sticky. A route
+ * that sets its own keeps it: the public campaign progress is cacheable on purpose, and static
+ * files keep @fastify/static's. Fixed, so they are set as plain reply headers: running Helmet
+ * per request cost the replay route about half its rate in `bench:idempotency`.
  */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
   'content-security-policy': "default-src 'none';frame-ancestors 'none'",
   'cross-origin-resource-policy': 'same-origin',
   'strict-transport-security': 'max-age=31536000; includeSubDomains',

@@ -1,6 +1,8 @@
 import { Runtime } from '@temporalio/worker';
 import type { Logger as TemporalLogger, LogLevel, LogMetadata } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import { AppError } from '../errors/error-catalogue';
+import type { MetricsText } from '../observability/metrics-route';
 
 export interface TemporalRuntimeOptions {
   /** Where to serve the SDK's Prometheus metrics (`host:port`); undefined serves none. */
@@ -38,6 +40,32 @@ export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
       }),
     },
   });
+}
+
+/**
+ * Reads the SDK's Prometheus exporter at `url` for one scrape. The exporter has no
+ * authentication, so it listens on loopback only and galang's own endpoint, which checks the
+ * METRICS_TOKEN, answers for it (src/runtime/worker-metrics-server.ts).
+ */
+export function exporterScrape(url: string, timeoutMs = 5_000): () => Promise<MetricsText> {
+  return async () => {
+    let answer: Response;
+    try {
+      answer = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      throw new AppError('service-unavailable', { retryAfter: 1, cause: error });
+    }
+    if (!answer.ok) {
+      throw new AppError('service-unavailable', {
+        retryAfter: 1,
+        detail: `The Temporal SDK's exporter answered ${answer.status}.`,
+      });
+    }
+    return {
+      contentType: answer.headers.get('content-type') ?? 'text/plain; version=0.0.4',
+      body: await answer.text(),
+    };
+  };
 }
 
 const LEVELS = {

@@ -28,9 +28,12 @@ describe('the campaign page routes, outside production', () => {
   const get = (path: string) => fetch(`${stack.apiUrl}${path}`);
 
   it('serves the page at / and /campaigns/:id under a strict Content-Security-Policy', async () => {
-    // Exactly @fastify/helmet's headers for the page's options: none of the API's replace them.
+    // Exactly @fastify/helmet's headers for the page's options: none of the API's replace them,
+    // and the page keeps @fastify/static's caching, not the API's no-store.
     const helmets = await helmetHeaders(DEMO_PAGE_HELMET_OPTIONS);
-    const names = [...Object.keys(helmets), ...Object.keys(API_SECURITY_HEADERS)];
+    const names = [...Object.keys(helmets), ...Object.keys(API_SECURITY_HEADERS)].filter(
+      (name) => name !== 'cache-control',
+    );
     for (const path of ['/', '/campaigns/demo']) {
       const response = await get(path);
       expect(response.status).toBe(200);
@@ -38,6 +41,7 @@ describe('the campaign page routes, outside production', () => {
       expect(headersNamed(response, names)).toEqual(
         headersNamed(new Response(null, { headers: helmets }), names),
       );
+      expect(response.headers.get('cache-control')).toBe('public, max-age=0');
       const csp = response.headers.get('content-security-policy') ?? '';
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("script-src 'self'");

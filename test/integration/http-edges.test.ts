@@ -106,6 +106,8 @@ describe('HTTP edges', () => {
     // Every header Helmet knows, so a page header leaking onto the API would show.
     const helmetNames = Object.keys(await helmetHeaders({}));
     const documented: Record<string, string | undefined> = {
+      // No answer of the API is kept by a browser or a shared cache (a donation, a problem).
+      'cache-control': 'no-store',
       'content-security-policy': "default-src 'none';frame-ancestors 'none'",
       'cross-origin-resource-policy': 'same-origin',
       'strict-transport-security': 'max-age=31536000; includeSubDomains',
@@ -115,9 +117,22 @@ describe('HTTP edges', () => {
     const names = [...new Set([...helmetNames, ...Object.keys(documented)])];
     const apiHeaders = Object.fromEntries(names.map((name) => [name, documented[name] ?? null]));
     // A route's answer, a problem from the error handler and the not-found handler alike.
-    for (const path of ['/healthz', '/metrics', '/no-such-route']) {
-      expect(headersNamed(await fetch(`${stack.apiUrl}${path}`), names)).toEqual(apiHeaders);
+    const campaignId = await createCampaign(stack.db);
+    const asClient = { authorization: `Bearer ${CLIENT_SECRET}` };
+    for (const [path, headers] of [
+      ['/healthz', {}],
+      ['/metrics', {}],
+      ['/no-such-route', {}],
+      [`/v1/donations/${randomUUID()}`, asClient],
+      [`/v1/campaigns/no-such-campaign/progress`, {}],
+    ] as const) {
+      const answer = await fetch(`${stack.apiUrl}${path}`, { headers });
+      expect({ path, headers: headersNamed(answer, names) }).toEqual({ path, headers: apiHeaders });
     }
+    // The public progress is cacheable on purpose (ETag, a few seconds): it keeps its own.
+    const progress = await fetch(`${stack.apiUrl}/v1/campaigns/${campaignId}/progress`);
+    expect(progress.status).toBe(200);
+    expect(progress.headers.get('cache-control')).toMatch(/^(public, max-age=5|no-cache)/);
     // Swagger UI's pages: exactly what @fastify/helmet sets with the pages' options, except the
     // Content-Security-Policy Swagger UI brings, which lets its scripts run.
     const docs = await fetch(`${stack.apiUrl}/docs/static/index.html`);
@@ -129,6 +144,10 @@ describe('HTTP edges', () => {
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',
     });
+    // Static files keep @fastify/static's caching.
+    const stylesheet = await fetch(`${stack.apiUrl}/docs/static/swagger-ui.css`);
+    expect(stylesheet.status).toBe(200);
+    expect(stylesheet.headers.get('cache-control')).toBe('public, max-age=0');
     const docsPolicy = docs.headers.get('content-security-policy');
     expect(docsPolicy).toMatch(/script-src 'self'/);
     expect(docsPolicy).not.toBe(helmetPolicy);

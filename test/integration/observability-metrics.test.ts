@@ -12,6 +12,8 @@ import {
 import type { Stack } from '../support/stack';
 import { spawnWorker } from '../support/worker-process';
 
+const METRICS_TOKEN = 'worker-scrape-token-0123456789';
+
 /** The value of one Prometheus series, e.g. `name{label="x"}`, or undefined when absent. */
 function seriesValue(text: string, name: string, labels: Record<string, string> = {}) {
   for (const line of text.split('\n')) {
@@ -43,11 +45,26 @@ describe('metrics', () => {
     });
     const port = await freePort();
     workerMetricsUrl = `http://127.0.0.1:${port}/metrics`;
-    worker = await spawnWorker(stack, { metricsPort: port });
+    worker = await spawnWorker(stack, { metricsPort: port, env: { METRICS_TOKEN } });
   });
   afterAll(async () => {
     await worker.stop();
     await stack.stop();
+  });
+  const scrapeWorker = (authorization = `Bearer ${METRICS_TOKEN}`) =>
+    fetch(workerMetricsUrl, { headers: { authorization } });
+
+  it("wants the METRICS_TOKEN on the worker's endpoint, like the API's", async () => {
+    for (const authorization of ['', 'Bearer wrong-token-0123456789']) {
+      const refused = await scrapeWorker(authorization);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await refused.json()).toMatchObject({ code: 'unauthorized' });
+    }
+    const scraped = await scrapeWorker();
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await scraped.text()).toMatch(/^temporal_/m);
   });
 
   it('counts a donation on both endpoints: HTTP by route, signal lag, LMDB, SDK and worker metrics', async () => {
@@ -58,7 +75,7 @@ describe('metrics', () => {
     stack.simulator.plan(id, { errorRate: 1 });
     const posted = postDonation(stack.apiUrl, key, donationBody(campaignId));
     await eventually(async () => {
-      const body = await (await fetch(workerMetricsUrl)).text();
+      const body = await (await scrapeWorker()).text();
       return body.includes('galang_activity_retries_total{activityType="startPayment"')
         ? true
         : undefined;
@@ -103,7 +120,7 @@ describe('metrics', () => {
     expect(seriesValue(api, 'galang_lmdb_map_bytes')).toBeGreaterThan(0);
 
     const text = await eventually(async () => {
-      const body = await (await fetch(workerMetricsUrl)).text();
+      const body = await (await scrapeWorker()).text();
       return body.includes('galang_donation_outcomes_total') ? body : undefined;
     });
     // galang's own worker metrics carry the SDK's custom-metric tags (taskQueue, camelCase).

@@ -37,7 +37,7 @@ function boot(entry: string, env: Record<string, string>) {
  * (EX_CONFIG); the same environment without it boots.
  */
 describe('production boot', () => {
-  it('refuses the simulator, short secrets and the development secrets, each by name', async () => {
+  it('refuses the simulator, test keys, short and development secrets, each by name', async () => {
     const cases: [string, string, Record<string, string>, RegExp][] = [
       [
         'api',
@@ -84,6 +84,18 @@ describe('production boot', () => {
           SIMULATOR_WEBHOOK_SECRET: DEV_SIMULATOR_SECRET,
         },
         /SIMULATOR_WEBHOOK_SECRET: "#1" is the public development value/,
+      ],
+      [
+        'worker',
+        'no metrics token',
+        { METRICS_TOKEN: '' },
+        /METRICS_TOKEN is required in production/,
+      ],
+      [
+        'api',
+        'a Stripe test-mode key',
+        { STRIPE_SECRET_KEY: 'sk_test_0123456789abcdef' },
+        /STRIPE_SECRET_KEY is a Stripe test-mode key \(sk_test_…\)/,
       ],
       [
         'api',

@@ -16,14 +16,18 @@ import type { Stack } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { testState } from '../support/test-env';
 import { closeRedis } from '../../src/db/redis-connection';
+import { DEV_SIMULATOR_SECRET } from '../../src/config/config';
+import { signStandardWebhook } from '../../src/providers/standard-webhooks';
 
 const LIMITS = {
   RATE_LIMIT_WINDOW_MS: '60000',
   RATE_LIMIT_CLIENT_MAX: '3',
   RATE_LIMIT_OPERATOR_MAX: '2',
   RATE_LIMIT_PUBLIC_MAX: '4',
-  // The per-IP test names its clients by X-Forwarded-For.
-  TRUST_PROXY: 'true',
+  RATE_LIMIT_FAILED_AUTH_MAX: '3',
+  // The per-IP tests name their clients by X-Forwarded-For, sent by a proxy on loopback (where
+  // inject's requests come from).
+  TRUST_PROXY: '127.0.0.1',
   // Counters of this file's own, so other test files' requests do not spend its budgets.
   REDIS_KEY_PREFIX: `${testState().redisKeyPrefix}rate-limits-${randomUUID()}:`,
 };
@@ -151,6 +155,96 @@ describe('rate limits', () => {
     for (let i = 0; i < 6; i++) {
       expect((await api.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     }
+  });
+
+  it('limits every public read per client IP: probes, metrics, the page, the docs', async () => {
+    const api = await freshApi();
+    for (const url of ['/readyz', '/metrics', '/demo/config.json', '/docs/json']) {
+      const read = () => api.inject({ url, headers: { 'x-forwarded-for': '198.51.100.20' } });
+      for (let i = 0; i < 4; i++)
+        expect({ url, status: (await read()).statusCode }).not.toEqual({ url, status: 429 });
+      const refused = await read();
+      expect({ url, status: refused.statusCode }).toEqual({ url, status: 429 });
+      expect(refused.json()).toMatchObject({ code: 'rate-limited' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    }
+  });
+
+  it('counts IPv6 clients by their /64, as the plugin’s own key generator does', async () => {
+    const api = await freshApi();
+    const campaignId = await createCampaign(stack.db);
+    const read = (ip: string) =>
+      api.inject({
+        url: `/v1/campaigns/${campaignId}/progress`,
+        headers: { 'x-forwarded-for': ip },
+      });
+    // One subscriber's /64 has 2^64 addresses: changing the last bits buys no new budget.
+    for (let i = 1; i <= 4; i++) expect((await read(`2001:db8:1:2::${i}`)).statusCode).toBe(200);
+    expect((await read('2001:db8:1:2:ffff:ffff:ffff:fffe')).statusCode).toBe(429);
+    expect((await read('2001:db8:1:3::1')).statusCode).toBe(200);
+  });
+
+  it('refuses an address once its failed authentications are spent, whatever key it sends next', async () => {
+    const api = await freshApi();
+    const readAs = (ip: string, secret: string) =>
+      api.inject({
+        url: `/v1/donations/${randomUUID()}`,
+        headers: { authorization: `Bearer ${secret}`, 'x-forwarded-for': ip },
+      });
+    const guesser = '198.51.100.30';
+    // Requests that authenticate spend nothing of it.
+    expect((await readAs(guesser, CLIENT_SECRET)).statusCode).toBe(404);
+    expect((await readAs(guesser, CLIENT_SECRET)).statusCode).toBe(404);
+    for (let i = 0; i < 3; i++) {
+      expect((await readAs(guesser, `guess-${i}-0123456789abcdef`)).statusCode).toBe(401);
+    }
+    const refused = await readAs(guesser, 'guess-3-0123456789abcdef');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ code: 'rate-limited' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // The right key from that address waits too: a guess that hits is no better than a miss.
+    expect((await readAs(guesser, CLIENT_SECRET)).statusCode).toBe(429);
+    // Other addresses are not affected.
+    expect((await readAs('198.51.100.31', OTHER_CLIENT_SECRET)).statusCode).toBe(404);
+  });
+
+  it('counts only the webhooks that fail verification, never genuine notifications', async () => {
+    const api = await freshApi();
+    let sequence = 0;
+    const notify = (ip: string, secret = DEV_SIMULATOR_SECRET) => {
+      const id = `msg_rate_${randomUUID()}`;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const body = JSON.stringify({
+        type: 'payment.updated',
+        data: {
+          id: `sim_rate_${sequence++}`,
+          reference: randomUUID(),
+          status: 'settled',
+          amount: 1_000,
+          currency: 'IDR',
+          occurred_at: new Date().toISOString(),
+        },
+      });
+      return api.inject({
+        method: 'POST',
+        url: '/v1/webhooks/simulator',
+        payload: body,
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-for': ip,
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signStandardWebhook(secret, id, timestamp, body),
+        },
+      });
+    };
+    const provider = '192.0.2.40';
+    const forged = `whsec_${Buffer.from('not-the-secret-0123456789').toString('base64')}`;
+    // More genuine notifications than any budget: none is refused.
+    for (let i = 0; i < 6; i++) expect((await notify(provider)).statusCode).not.toBe(429);
+    for (let i = 0; i < 3; i++) expect((await notify(provider, forged)).statusCode).toBe(401);
+    expect((await notify(provider, forged)).statusCode).toBe(429);
+    expect((await notify('192.0.2.41')).statusCode).not.toBe(429);
   });
 
   it('shares a key’s budget across API processes through Redis', async () => {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * A production environment that boots: real-looking secrets of sufficient length, Stripe as the
- * provider (the simulator is refused in production), a payload key of its own. Tests change one
- * thing at a time and watch the boot refuse it.
+ * A production environment that boots: real-looking secrets of sufficient length, one per role,
+ * Stripe in live mode as the provider (the simulator and test-mode keys are refused in
+ * production), a payload key and a metrics token of its own. Tests change one thing at a time
+ * and watch the boot refuse it.
  */
 export function productionEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
@@ -12,8 +13,9 @@ export function productionEnv(overrides: Record<string, string> = {}): Record<st
     OPERATOR_KEYS: 'ops:prod-operator-secret-0123456789',
     CODEC_KEYS: 'ui-proxy:prod-codec-secret-0123456789',
     TEMPORAL_PAYLOAD_KEYS: `p1:${randomBytes(32).toString('base64')}`,
+    METRICS_TOKEN: 'prod-metrics-token-0123456789',
     PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: 'sk_test_production_like',
+    STRIPE_SECRET_KEY: 'sk_live_production_like',
     STRIPE_WEBHOOK_SECRETS: 'whsec_production_like_secret',
     ...overrides,
   };

@@ -84,6 +84,7 @@ export const UNLIMITED = {
   RATE_LIMIT_CLIENT_MAX: '1000000',
   RATE_LIMIT_OPERATOR_MAX: '1000000',
   RATE_LIMIT_PUBLIC_MAX: '1000000',
+  RATE_LIMIT_FAILED_AUTH_MAX: '1000000',
 };
 
 /** Test credentials of the providers whose webhooks the API verifies in tests. */
