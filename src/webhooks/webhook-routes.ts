@@ -97,7 +97,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = asy
       schema: {
         summary: 'Receive a payment provider notification',
         description:
-          'Each provider has its own body limit (413 past it); past the intake\'s concurrency ' +
+          "Each provider has its own body limit (413 past it); past the intake's concurrency " +
           'bound the answer is 503 with Retry-After.',
         params: Type.Object({ provider: Type.String({ pattern: '^[a-z0-9-]{1,32}$' }) }),
         response: { 200: Received },
