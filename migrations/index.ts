@@ -3,7 +3,7 @@ import * as initial from './0001-initial';
 import * as reconciliation from './0002-reconciliation';
 import * as donationCorrelation from './0003-donation-correlation';
 import * as moneyFollowsProvider from './0004-money-follows-provider';
-import * as webhookBodyRetention from './0005-webhook-body-retention';
+import * as webhookBodyRetention from './0007-webhook-body-retention';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -14,5 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002-reconciliation': reconciliation,
   '0003-donation-correlation': donationCorrelation,
   '0004-money-follows-provider': moneyFollowsProvider,
-  '0005-webhook-body-retention': webhookBodyRetention,
+  '0007-webhook-body-retention': webhookBodyRetention,
 };
