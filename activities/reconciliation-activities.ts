@@ -73,6 +73,13 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       return result;
     },
 
+    /** Purges page by page; a retried attempt finds the purged rows gone from its index. */
+    async purgeWebhookBodies(): Promise<number> {
+      const purged = await deps.reconciler.purgeWebhookBodies();
+      if (purged > 0) log.info('raw webhook bodies purged', { purged });
+      return purged;
+    },
+
     async recordReconciliationRun(report: ReconciliationReport): Promise<void> {
       await deps.reconciler.recordRun(report);
     },

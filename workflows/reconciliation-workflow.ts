@@ -3,15 +3,20 @@ import type { ReconciliationActivities } from '../activities/reconciliation-acti
 import type { ReconciliationReport } from './contracts';
 import { providerSweepActivity, reconciliationActivity } from './retry-policies';
 
-const { repairCampaignTotals, handBackStuckDonations, redeliverInbox, recordReconciliationRun } =
-  proxyActivities<ReconciliationActivities>(reconciliationActivity);
+const {
+  repairCampaignTotals,
+  handBackStuckDonations,
+  redeliverInbox,
+  purgeWebhookBodies,
+  recordReconciliationRun,
+} = proxyActivities<ReconciliationActivities>(reconciliationActivity);
 const { sweepProviderTruth } = proxyActivities<ReconciliationActivities>(providerSweepActivity);
 
 /**
  * One reconciliation pass, started by the worker's schedule (or `npm run ops -- reconcile`):
  * repair campaign totals that drifted from the ledger, hand stuck donations back to a workflow,
  * deliver webhooks nobody delivered, read the providers' records of money that can still move,
- * and record what was done. See docs/operations.md.
+ * drop the payer data of raw webhook bodies past their retention, and record what was done. See docs/operations.md.
  */
 export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
   const { runId, workflowId } = workflowInfo();
@@ -20,6 +25,7 @@ export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
   const inboxRedelivered = await redeliverInbox();
   // After the inbox: what was recorded is applied first, the providers' records then fill in.
   const providerSweep = await sweepProviderTruth();
+  const bodiesPurged = await purgeWebhookBodies();
   const report: ReconciliationReport = {
     runId,
     workflowId,
@@ -27,6 +33,7 @@ export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
     stuckRestarted,
     inboxRedelivered,
     providerSweep,
+    bodiesPurged,
   };
   await recordReconciliationRun(report);
   return report;

@@ -9,6 +9,8 @@ import { readHttp, readRateLimits } from './http-config';
 import type { HttpConfig, RateLimitConfig } from './http-config';
 import { providerSandboxProblems, readPayments } from './payments-config';
 import type { PaymentsConfig } from './payments-config';
+import { readWebhooks } from './webhook-config';
+import type { WebhookConfig } from './webhook-config';
 import { productionSecretProblems, sharedSecretProblems } from './production-secrets';
 import type { SecretSetting } from './production-secrets';
 import { DEV_PAYLOAD_KEYS, readTemporalSecurity } from './temporal-config';
@@ -43,6 +45,8 @@ export interface Config {
   readonly rateLimits: RateLimitConfig;
   /** Postgres connections of the webhook intake's own pool, which public reads cannot drain. */
   readonly webhookPoolSize: number;
+  /** Webhook body limits, the intake's concurrency bound, raw-body retention. */
+  readonly webhooks: WebhookConfig;
   readonly dataDir: string;
   readonly lmdbPath: string;
   /** The idempotency claims' LMDB environment: in shared memory unless configured. */
@@ -226,6 +230,7 @@ export function loadConfig(source: Env = process.env): Config {
     http: readHttp(reader, problems, production),
     rateLimits: readRateLimits(reader),
     webhookPoolSize: reader.integer('WEBHOOK_DB_POOL_SIZE', 3, 1, 100),
+    webhooks: readWebhooks(reader),
     dataDir,
     lmdbPath,
     lmdbClaimsPath: path.resolve(reader.string('LMDB_CLAIMS_PATH', defaultClaimsPath(lmdbPath))),

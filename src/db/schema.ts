@@ -82,11 +82,13 @@ export interface WebhookInboxTable {
   event_key: string;
   donation_id: string | null;
   payload: ColumnType<unknown, string, string>;
-  raw_body: string;
+  /** The bytes received; null once purged (`body_purged_at`) after the retention period. */
+  raw_body: string | null;
   received_at: Timestamp;
   processed_at: Date | null;
   delivery_attempts: Generated<number>;
   last_error: string | null;
+  body_purged_at: Date | null;
 }
 
 export interface ReconciliationRunsTable {
@@ -97,6 +99,7 @@ export interface ReconciliationRunsTable {
   repaired: number;
   stuck_restarted: number;
   inbox_redelivered: number;
+  bodies_purged: Generated<number>;
   finished_at: Timestamp;
 }
 

@@ -17,7 +17,6 @@ import {
   AssetParams,
   PageCampaign,
   PageConfig,
-  QrQuery,
   QrSvg,
   SimulatedPayment,
 } from './demo-page-schemas';
@@ -119,19 +118,25 @@ const demoPagePlugin: FastifyPluginAsyncTypebox<DemoPageOptions> = async (app, o
     },
   );
 
-  // The payment's QR string drawn by `qrcode` as SVG: the package ships no browser build.
+  // The donation's own QR string, drawn by `qrcode` as SVG (the package ships no browser build).
+  // Only a payment action galang stored is drawn: no caller's text is ever shown on this origin.
   app.get(
-    '/demo/qr.svg',
+    '/demo/donations/:id/qr.svg',
     {
       config: PUBLIC,
       logLevel: 'warn',
-      schema: { hide: true, querystring: QrQuery, response: { 200: QrSvg } },
+      schema: { hide: true, params: DonationParams, response: { 200: QrSvg } },
     },
-    async (request, reply) =>
-      reply
+    async (request, reply) => {
+      const action = (await donations.findById(request.params.id))?.paymentAction;
+      if (action?.type !== 'qr') {
+        throw new AppError('donation-not-found', { detail: 'No QR code pays this donation.' });
+      }
+      return reply
         .type('image/svg+xml')
         .header('cache-control', 'private, max-age=3600')
-        .send(await QRCode.toString(request.query.text, { type: 'svg', margin: 2 })),
+        .send(await QRCode.toString(action.value, { type: 'svg', margin: 2 }));
+    },
   );
 
   if (!options.simulatePayments) return;

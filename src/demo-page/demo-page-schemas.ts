@@ -36,11 +36,6 @@ export const PageCampaign = Type.Object({
   acceptingDonations: Type.Boolean(),
 });
 
-export const QrQuery = Type.Object(
-  { text: Type.String({ minLength: 1, maxLength: 2048 }) },
-  { additionalProperties: false },
-);
-
 export const QrSvg = Type.String({ description: 'image/svg+xml' });
 
 export const SimulatedPayment = Type.Object({

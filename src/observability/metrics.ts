@@ -45,7 +45,7 @@ export function createMetrics(registry = new Registry()) {
       ),
       rejected: labelled(
         'galang_webhooks_rejected_total',
-        'Notifications refused: bad signature, malformed, unknown provider',
+        'Notifications refused: bad signature, malformed, unknown provider, too large, too many at once',
         ['provider', 'reason'],
       ),
       unknown: labelled(

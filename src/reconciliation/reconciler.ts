@@ -22,6 +22,8 @@ export interface ReconcilerDeps {
   /** Undelivered webhooks younger than this are left to the API's own redelivery loop. */
   graceSeconds: number;
   providerSweep: ProviderSweepDeps;
+  /** Raw webhook bodies older than this many days are purged (WEBHOOK_BODY_RETENTION_DAYS). */
+  bodyRetentionDays: number;
 }
 
 /** What a dry run shows: everything a run would touch, computed without changing anything. */
@@ -30,9 +32,14 @@ export interface ReconciliationPlan {
   drift: CampaignDrift[];
   stuck: StuckDecision[];
   inbox: InboxEntry[];
+  /** Raw webhook bodies past their retention, which a run would purge (a run takes a bounded share). */
+  bodiesToPurge: number;
 }
 
 const INBOX_LIMIT = 100;
+/** Raw bodies purged per statement, and statements per run: a backlog takes several runs. */
+const PURGE_PAGE = 500;
+const PURGE_PAGES_PER_RUN = 20;
 
 /**
  * The three checks behind the reconciliation workflow, each safe to re-run: campaign totals
@@ -50,6 +57,7 @@ export class Reconciler {
       inbox: await this.deps.delivery.pending(INBOX_LIMIT, {
         olderThanMs: this.deps.graceSeconds * 1000,
       }),
+      bodiesToPurge: await this.deps.inbox.countPurgeable(this.deps.bodyRetentionDays),
     };
   }
 
@@ -106,6 +114,21 @@ export class Reconciler {
     });
   }
 
+  /**
+   * Drops the payer data of raw webhook bodies past their retention, oldest first, a page at a
+   * time and at most {@link PURGE_PAGES_PER_RUN} pages a run; the parsed events stay. Answers
+   * how many bodies were purged.
+   */
+  async purgeWebhookBodies(): Promise<number> {
+    let purged = 0;
+    for (let page = 0; page < PURGE_PAGES_PER_RUN; page++) {
+      const count = await this.deps.inbox.purgeBodies(this.deps.bodyRetentionDays, PURGE_PAGE);
+      purged += count;
+      if (count < PURGE_PAGE) break;
+    }
+    return purged;
+  }
+
   recordRun(report: ReconciliationReport): Promise<void> {
     return this.deps.repository.recordRun({
       runId: report.runId,
@@ -115,6 +138,7 @@ export class Reconciler {
       repaired: report.repaired.length,
       stuckRestarted: report.stuckRestarted.length,
       inboxRedelivered: report.inboxRedelivered,
+      bodiesPurged: report.bodiesPurged,
     });
   }
 

@@ -35,6 +35,7 @@ export interface ReconciliationRunRecord {
   repaired: number;
   stuckRestarted: number;
   inboxRedelivered: number;
+  bodiesPurged: number;
 }
 
 /**
@@ -225,6 +226,7 @@ export class ReconciliationRepository {
         repaired: run.repaired,
         stuck_restarted: run.stuckRestarted,
         inbox_redelivered: run.inboxRedelivered,
+        bodies_purged: run.bodiesPurged,
       })
       .onConflict((oc) => oc.column('run_id').doNothing())
       .execute();

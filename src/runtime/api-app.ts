@@ -120,7 +120,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         (deps.defaultProvider ?? deps.config.payments.provider) === 'simulator',
     });
   }
-  await app.register(webhookRoutes, { intake });
+  await app.register(webhookRoutes, {
+    intake,
+    bodyLimits: deps.config.webhooks.bodyLimits,
+    maxInFlight: deps.config.webhooks.maxInFlight,
+  });
   runBackgroundLoops(
     app,
     apiBackgroundLoops({

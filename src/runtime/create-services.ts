@@ -134,6 +134,7 @@ export function createServices(config: Config, resources: Resources): Services {
         followUps,
         windowDays: config.reconciliation.providerWindowDays,
       },
+      bodyRetentionDays: config.webhooks.bodyRetentionDays,
     }),
   };
 }

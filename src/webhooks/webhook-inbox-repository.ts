@@ -193,6 +193,40 @@ export class WebhookInboxRepository {
     const rows = await query.orderBy('w.id').limit(limit).execute();
     return rows.map(toEntry);
   }
+
+  /**
+   * Drops the raw bodies (payer data) of up to `limit` rows received more than `days` ago,
+   * oldest first; the parsed event and the row's keys stay, which is all delivery and
+   * reconciliation read. A purged row leaves the partial index of kept bodies
+   * (`webhook_inbox_body_kept`), so the next page starts where this one ended: the index is
+   * the keyset, and a page reads only what it purges. Answers how many this call purged.
+   */
+  async purgeBodies(days: number, limit: number): Promise<number> {
+    const purged = await sql<{ id: string }>`
+      WITH page AS (
+        SELECT id FROM webhook_inbox
+        WHERE body_purged_at IS NULL AND received_at < now() - make_interval(days => ${days})
+        ORDER BY received_at, id
+        LIMIT ${limit}
+      )
+      UPDATE webhook_inbox w SET raw_body = NULL, body_purged_at = now()
+      FROM page
+      WHERE w.id = page.id AND w.body_purged_at IS NULL
+      RETURNING w.id
+    `.execute(this.db);
+    return purged.rows.length;
+  }
+
+  /** How many raw bodies {@link purgeBodies} would drop now, for a dry run. */
+  async countPurgeable(days: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('webhook_inbox')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('body_purged_at', 'is', null)
+      .where('received_at', '<', sql<Date>`now() - make_interval(days => ${days})`)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
 }
 
 /**

@@ -85,6 +85,11 @@ export class WebhookIntake {
     };
   }
 
+  /** Counts a request the route refused before reading it: too large, or too many at once. */
+  refused(providerName: string, reason: 'too-large' | 'busy'): void {
+    this.deps.metrics?.rejected.inc({ provider: providerName, reason });
+  }
+
   /**
    * Delivers inbox rows whose delivery failed (Temporal was away). Run periodically by every API
    * process; see {@link WebhookDelivery}.

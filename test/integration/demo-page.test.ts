@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import QRCode from 'qrcode';
 import { donationWorkflowId } from '../../workflows/contracts';
+import type { PaymentAction } from '../../workflows/contracts';
 import { DonationRepository } from '../../src/donations/donation-repository';
 import { LedgerRepository } from '../../src/ledger/ledger-repository';
 import { productionEnv } from '../support/production-env';
@@ -89,11 +91,43 @@ describe('the campaign page routes, outside production', () => {
     expect(await missing.json()).toMatchObject({ code: 'campaign-not-found' });
   });
 
-  it('draws a QR string as SVG', async () => {
-    const response = await get('/demo/qr.svg?text=00020101021226SIMULATOR');
+  it("draws only a donation's own QR string, never text it is handed", async () => {
+    // Any text drawn as a QR code on the charity's origin would pass for its own.
+    expect((await get('/demo/qr.svg?text=https%3A%2F%2Fevil.example%2Fpay')).status).toBe(404);
+    const donations = new DonationRepository(stack.db);
+    const campaignId = await createCampaign(stack.db);
+    const donationWith = async (action: PaymentAction) => {
+      const donationId = randomUUID();
+      await donations.insert({
+        ...donationBody(campaignId),
+        donationId,
+        clientId: 'client-a',
+        idempotencyKey: `qr-${donationId}`,
+        workflowId: donationWorkflowId(donationId),
+        provider: 'simulator',
+        paymentTimeoutSeconds: 60,
+        correlationId: donationId,
+      });
+      await donations.markAwaitingPayment(donationId, `sim_${donationId}`, action);
+      // Credited, so reconciliation in other files finds nothing open to act on.
+      await new LedgerRepository(stack.db).confirm(donationId);
+      return donationId;
+    };
+    const qrString = `00020101021226SIMULATOR${randomUUID()}`;
+    const withQr = await donationWith({ type: 'qr', value: qrString });
+
+    const response = await get(`/demo/donations/${withQr}/qr.svg?text=something-else`);
+    expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/svg+xml');
-    expect(await response.text()).toMatch(/^<svg [^>]*viewBox/);
-    expect((await get('/demo/qr.svg')).status).toBe(400);
+    expect(await response.text()).toBe(await QRCode.toString(qrString, { type: 'svg', margin: 2 }));
+    const transfer = await donationWith({ type: 'virtual_account', value: 'bca:1234567890' });
+    for (const [path, status] of [
+      [`/demo/donations/${transfer}/qr.svg`, 404],
+      [`/demo/donations/${randomUUID()}/qr.svg`, 404],
+      ['/demo/donations/not-a-donation/qr.svg', 400],
+    ] as const) {
+      expect({ path, status: (await get(path)).status }).toEqual({ path, status });
+    }
   });
 
   it("simulates payment only for the calling client's own donation at the simulator", async () => {

@@ -316,12 +316,15 @@ describe('midtrans adapter against the fake Core API', () => {
       providerReference: id,
     });
     fake.set(id, 'chargeback');
+    // The notification is a hint; the status read says what was charged back.
     expect(midtrans.parseWebhook(fake.notification(id), {})).toMatchObject({
-      kind: 'dispute',
-      status: 'LOST',
-      amount: 40_000,
+      kind: 'hint',
+      reason: 'chargeback',
+      providerReference: id,
     });
-    expect((await midtrans.fetchPayment(id)).disputes).toHaveLength(1);
+    expect((await midtrans.fetchPayment(id)).disputes).toMatchObject([
+      { status: 'LOST', amount: 40_000 },
+    ]);
   });
 });
 

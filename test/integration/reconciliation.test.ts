@@ -69,6 +69,14 @@ describe('reconciliation', () => {
     return row.id;
   }
 
+  async function backdateInbox(rowId: string, days: number): Promise<void> {
+    await stack.db
+      .updateTable('webhook_inbox')
+      .set({ received_at: new Date(Date.now() - days * 86_400_000) })
+      .where('id', '=', rowId)
+      .execute();
+  }
+
   it('creates its schedule once: a second call at worker start changes nothing', async () => {
     const handle = stack.temporal.schedule.getHandle(reconciliationScheduleId(taskQueue));
     const before = await handle.describe();
@@ -264,6 +272,63 @@ describe('reconciliation', () => {
     expect(await sorted()).toEqual(expected);
   });
 
+  it('purges the payer data of raw webhook bodies past their retention, keeping the event', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 12_000, { autoPayMs: -1, dropWebhooks: true });
+    await waitForStatus(stack, id, 'AWAITING_PAYMENT');
+    const payer = `payer-${Date.now()}@example.com`;
+    const inbox = new WebhookInboxRepository(stack.db);
+    const recordIgnored = async (ageDays: number) => {
+      const row = await inbox.insert(
+        'simulator',
+        { kind: 'ignored', eventKey: `retention-${ageDays}-${id}`, reason: 'event payer.updated' },
+        JSON.stringify({ type: 'payer.updated', data: { email: payer } }),
+      );
+      if (!row) throw new Error('inbox row not recorded');
+      await backdateInbox(row.id, ageDays);
+      return row.id;
+    };
+    const retention = stack.config.webhooks.bodyRetentionDays;
+    // A paid event never delivered, past retention: reconciliation still has all it needs.
+    const lost = await lostWebhook(id, 12_000);
+    await backdateInbox(lost, retention + 1);
+    const old = await recordIgnored(retention + 1);
+    const fresh = await recordIgnored(retention - 1);
+    const rows = () =>
+      stack.db
+        .selectFrom('webhook_inbox')
+        .select(['id', 'provider', 'event_key', 'donation_id', 'payload', 'received_at'])
+        .select(['raw_body', 'body_purged_at'])
+        .where('id', 'in', [lost, old, fresh])
+        .orderBy('id')
+        .execute();
+    const before = await rows();
+    expect(before.every((r) => r.raw_body !== null && r.body_purged_at === null)).toBe(true);
+
+    const report = await runReconciliationNow(stack.temporal, taskQueue);
+
+    expect(report.bodiesPurged).toBe(2);
+    const after = await rows();
+    const kept = ({ raw_body: _b, body_purged_at: _p, ...rest }: (typeof after)[number]) => rest;
+    expect(after.map(kept)).toEqual(before.map(kept));
+    const byId = new Map(after.map((r) => [r.id, r]));
+    for (const purged of [lost, old]) {
+      expect(byId.get(purged)?.raw_body).toBeNull();
+      expect(byId.get(purged)?.body_purged_at).toBeInstanceOf(Date);
+    }
+    expect(byId.get(fresh)?.raw_body).toContain(payer);
+    expect(await workflowResult(stack, id)).toMatchObject({ status: 'CONFIRMED', credited: true });
+    const run = await stack.db
+      .selectFrom('reconciliation_runs')
+      .select('bodies_purged')
+      .where('run_id', '=', report.runId)
+      .executeTakeFirstOrThrow();
+    expect(run.bodies_purged).toBe(2);
+
+    const again = await runReconciliationNow(stack.temporal, taskQueue);
+    expect(again.bodiesPurged).toBe(0);
+  });
+
   describe('through the ops CLI', () => {
     it('reconcile shows the drift without --yes and repairs it with --yes', async () => {
       const campaignId = await createCampaign(stack.db);
@@ -274,6 +339,7 @@ describe('reconciliation', () => {
       const dry = await ops(stack, 'reconcile');
       expect(dry.code).toBe(0);
       expect(dry.out).toMatch(new RegExp(`${campaignId}\\s+1\\s+35000`));
+      expect(dry.out).toMatch(/Webhook bodies past retention \(payer data a run purges\): \d+/);
       expect(dry.out).toContain('Dry run: nothing was changed');
       expect(await snapshotOf(stack, [campaignId])).toEqual(before);
 

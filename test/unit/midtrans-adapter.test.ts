@@ -107,7 +107,7 @@ describe('Midtrans notifications, normalized (documented examples)', () => {
   it('QRIS settlement is PAID, keyed by transaction_id, in rupiah, at GMT+7', () => {
     expect(parse(settlement)).toEqual({
       kind: 'payment',
-      eventKey: 'order03:settlement:200',
+      eventKey: 'order03:200:275000.00:settlement',
       status: 'PAID',
       donationRef: 'order03',
       providerReference: '9f07920a-6145-4d1e-9fc2-66e6fd6bc6fc',
@@ -130,13 +130,13 @@ describe('Midtrans notifications, normalized (documented examples)', () => {
     expect(at('capture', '200', { fraud_status: 'accept' })).toMatchObject({ status: 'PAID' });
   });
 
-  it('a partial_refund is a hint to read every refund, keyed by their states', () => {
+  it('a partial_refund is a hint to read every refund, keyed by their counts', () => {
     // Issue 22 item 11: it names no refund; taking the newest misattributed the first one's.
     expect(parse(partialRefund)).toEqual({
       kind: 'hint',
       donationRef: 'example-1424936368',
       providerReference: '249fc620-6017-4540-af7c-5a1c25788f46',
-      eventKey: 'example-1424936368:partial_refund:200:1:PENDING,2:PENDING',
+      eventKey: 'example-1424936368:200:30000.00:partial_refund:2:0',
       reason: 'partial_refund',
     });
     const confirmed = {
@@ -149,26 +149,57 @@ describe('Midtrans notifications, normalized (documented examples)', () => {
     // The second notification (bank confirmed) is a different event.
     expect(parse(confirmed)).toMatchObject({
       kind: 'hint',
-      eventKey: 'example-1424936368:partial_refund:200:1:SUCCEEDED,2:SUCCEEDED',
+      eventKey: 'example-1424936368:200:30000.00:partial_refund:2:2',
     });
   });
 
-  it('chargeback takes what was not refunded; partial_chargeback is the same one, unstated', () => {
-    expect(parse({ ...partialRefund, transaction_status: 'chargeback' })).toMatchObject({
-      kind: 'dispute',
-      disputeId: 'example-1424936368-chargeback',
-      status: 'LOST',
-      amount: 18_000,
+  it('chargeback and partial_chargeback are hints: they name no chargeback and no amount', () => {
+    expect(parse({ ...partialRefund, transaction_status: 'chargeback' })).toEqual({
+      kind: 'hint',
+      donationRef: 'example-1424936368',
+      providerReference: '249fc620-6017-4540-af7c-5a1c25788f46',
+      eventKey: 'example-1424936368:200:30000.00:chargeback',
+      reason: 'chargeback',
     });
     expect(parse({ ...settlement, transaction_status: 'partial_chargeback' })).toMatchObject({
-      kind: 'dispute',
-      disputeId: `${settlement.order_id}-chargeback`,
-      status: 'OPEN',
-      amountUnstated: true,
+      kind: 'hint',
+      reason: 'partial_chargeback',
     });
-    expect(parse({ ...settlement, transaction_status: 'something_new' })).toMatchObject({
+    expect(parse({ ...settlement, transaction_status: 'something_new' })).toEqual({
       kind: 'ignored',
+      eventKey: 'order03:200:275000.00:other',
+      reason: 'status something_new',
     });
+  });
+
+  it('keys what the signature leaves out from a small fixed set, so edited copies are duplicates', () => {
+    // Anyone who saw one notification can resend it with every unsigned field changed.
+    const keys = new Set<string>();
+    const refunds = (n: number, confirmed: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        refund_chargeback_id: 1000 + i * 7 + n,
+        refund_amount: '1.00',
+        ...(i < confirmed ? { bank_confirmed_at: '2015-02-27 02:30:20' } : {}),
+      }));
+    for (let i = 0; i < 500; i++) {
+      const event = parse({
+        ...settlement,
+        transaction_id: `forged-${i}`,
+        transaction_status: ['refund', 'partial_refund', `made-up-${i}`, 'settlement'][i % 4],
+        fraud_status: `fraud-${i}`,
+        refunds: refunds(i % 40, i % 3),
+        transaction_time: `2020-09-29 11:${String(i % 60).padStart(2, '0')}:33`,
+      });
+      keys.add(event.eventKey);
+    }
+    // settlement, other, and refund / partial_refund by (refunds, confirmed) counted up to 10.
+    expect(keys.size).toBeLessThanOrEqual(2 + 2 * 11 * 3);
+    expect(keys).toContain('order03:200:275000.00:other');
+    expect(keys).toContain('order03:200:275000.00:partial_refund:10:2');
+    // Refund entries that are not objects are not counted, and break nothing.
+    expect(
+      parse({ ...settlement, transaction_status: 'refund', refunds: [null, 7, 'x'] }).eventKey,
+    ).toBe('order03:200:275000.00:refund:3:0');
   });
 
   it('refuses decimals of a rupiah and other currencies as malformed', () => {

@@ -41,4 +41,6 @@ export interface ReconciliationReport extends TotalsResult {
   stuckRestarted: StuckDecision[];
   inboxRedelivered: number;
   providerSweep: ProviderSweepResult;
+  /** Raw webhook bodies whose payer data this run dropped (WEBHOOK_BODY_RETENTION_DAYS). */
+  bodiesPurged: number;
 }

@@ -105,16 +105,17 @@ function showDonation(donation, key) {
   $('workflow').hidden = true;
   $('d-amount').textContent = page.money(donation.amount);
   $('d-key').textContent = key;
-  $('pay').replaceChildren(paymentElement(donation.paymentAction));
+  $('pay').replaceChildren(paymentElement(donation.id, donation.paymentAction));
   showStatus({ status: donation.status });
   void followStatus(donation.id);
 }
 
-function paymentElement(action) {
+function paymentElement(donationId, action) {
   if (action?.type === 'qr') {
+    // The API draws the donation's own QR string; it takes no text to draw.
     const img = document.createElement('img');
     img.alt = 'QR code to pay this donation';
-    img.src = `/demo/qr.svg?text=${encodeURIComponent(action.value)}`;
+    img.src = `/demo/donations/${encodeURIComponent(donationId)}/qr.svg`;
     return img;
   }
   const p = document.createElement('p');

@@ -9,7 +9,8 @@ export const reconcileCommand: OpsCommand = {
   help: `Usage: npm run ops -- reconcile [--yes] [--json]
 
 Without --yes: computes what a reconciliation run would do (campaign totals that differ from
-their ledger, stuck donations it would hand back, undelivered webhooks) and changes nothing.
+their ledger, stuck donations it would hand back, undelivered webhooks, raw webhook bodies past
+their retention) and changes nothing.
 With --yes: triggers the worker's reconciliation schedule (or starts the workflow when there is
 no schedule), waits for the run and prints its report; the run also reads the provider's record
 of every payment whose money can still move (providerSweep: checked, followed, failed) and
@@ -56,6 +57,7 @@ posts what the ledger lacks. Needs a running worker.
         ? 'Inbox: nothing undelivered.'
         : `Webhooks that would be delivered again: ${plan.inbox.map((e) => e.id).join(', ')}`,
     );
+    io.out(`Webhook bodies past retention (payer data a run purges): ${plan.bodiesToPurge}`);
     io.out(DRY_RUN_NOTE);
     return ExitCode.ok;
   },
