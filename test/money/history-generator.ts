@@ -60,7 +60,6 @@ function paymentSteps(b: Builder): void {
   // A success right behind a failure: PAID after any failure is accepted.
   if (caps.latePayment && first !== 'none' && first !== 'settled' && rng.chance(0.15)) {
     b.push({ kind: 'payment', to: 'settled' });
-    b.settle(); // credited late or in time, it is credited before a reversal asks
   }
   if (b.model.view().phase === 'open') {
     b.push({ kind: 'deadline' });
@@ -78,7 +77,6 @@ function paymentSteps(b: Builder): void {
   if (caps.latePayment && view.payment !== 'settled' && rng.chance(0.4)) {
     // A late success after the donation closed without it.
     b.push({ kind: 'payment', to: 'settled' });
-    b.settle(); // a reversal must find it credited, not see it closed first
   }
 }
 
@@ -96,9 +94,12 @@ function endRefund(b: Builder, refund: string): void {
 
 function maybeFailLater(b: Builder, refund: string): void {
   if (!b.caps.refundFailsLater || !b.rng.chance(0.12)) return;
-  b.settle(); // the success is posted before it is taken back
+  // Provider-imposed: a succeeded refund fails only once the card's bank sends the money back
+  // to Stripe (support.stripe.com, "Refund sent to cancelled or expired card"), so galang has
+  // read the success by then. galang posts what its read of the refund shows: a refund read
+  // only as failed moves nothing (the same net, but no REFUND and give-back to compare).
+  b.settle();
   b.push({ kind: 'refund-update', refund, to: 'failed' });
-  b.settle(); // the amount is back before anything else is refunded against it
 }
 
 function oneRefund(b: Builder, operator: boolean): void {
@@ -115,7 +116,9 @@ function oneRefund(b: Builder, operator: boolean): void {
     ['denied', starts.includes('denied') ? 15 : 0],
   ]);
   if (operator) {
-    b.settle(); // the API refunds what it sees credited
+    // The operator refunds what galang shows: the API refuses a donation it does not show
+    // CONFIRMED or PARTIALLY_REFUNDED (donation-not-refundable), by design, not by a race.
+    b.settle();
     const refund = b.name('op');
     b.push({ kind: 'operator-refund', refund, amount, start, requestKey: `refund-${refund}` });
     if (start === 'succeeded') maybeFailLater(b, refund);
@@ -152,7 +155,6 @@ function dispute(b: Builder): void {
     const rest = b.model.view().refundable;
     if (rest > 0 && rng.chance(0.3))
       b.push({ kind: 'dispute', dispute: b.name('d'), amount: rest });
-    b.settle();
     return;
   }
   const dispute = b.name('d');
@@ -164,7 +166,6 @@ function dispute(b: Builder): void {
   if (rng.chance(0.5)) b.settle();
   const to = rng.chance(0.5) ? 'won' : 'lost';
   b.push({ kind: 'dispute-update', dispute, to });
-  b.settle(); // a won amount is back before anything else is refunded against it
   if (to === 'won' && rng.chance(0.3)) refunds(b, 1);
 }
 
@@ -251,7 +252,9 @@ export function generateHistory(seed: number, index: number, profile: ProviderPr
   const b = new Builder(rng, { amount, paidAmount }, caps);
   paymentSteps(b);
   if (caps.reversal && b.model.view().payment === 'settled' && rng.chance(0.5)) {
-    b.settle(); // the deny comes minutes after the settlement was credited (M9)
+    // Provider-imposed: the deny comes 1–5 minutes after the settlement (M9), which galang has
+    // credited by then; a deny read before the credit is a payment that never settled.
+    b.settle();
     b.push({ kind: 'payment-reversed' });
   }
   if (caps.refunds && b.model.view().payment === 'settled') {
