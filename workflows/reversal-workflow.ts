@@ -1,7 +1,12 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DonationActivities } from '../activities/donation-activities';
 import type { ReversalActivities } from '../activities/reversal-activities';
-import { isOpen, paymentReversalId, reversalEventSignal } from './contracts';
+import {
+  UNSTATED_CHARGEBACK_HOLD,
+  isOpen,
+  paymentReversalId,
+  reversalEventSignal,
+} from './contracts';
 import type {
   DisputeEvent,
   DisputeStatus,
@@ -62,12 +67,12 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
     }
     if (known?.amountUnstated) {
       // Money left, but how much is unknown: held for an operator until the provider says.
-      const held = await holdForReview(input.donationId, 'chargeback-amount-unstated');
+      const held = await holdForReview(input.donationId, UNSTATED_CHARGEBACK_HOLD);
       if (latest !== acting) {
         fresh = false;
         continue;
       }
-      if (held.held) return needsReview('chargeback-amount-unstated', held.status);
+      if (held.held) return needsReview(UNSTATED_CHARGEBACK_HOLD, held.status);
       const donation = await donationStatus(input.donationId);
       if (donation.credited) continue; // credited since the hold looked: hold it now
       if (!isOpen(donation.status)) {

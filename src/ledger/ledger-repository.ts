@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import type { RawBuilder, Transaction } from 'kysely';
 import type { Db } from '../db/database';
 import type { Database } from '../db/schema';
-import { CLOSED_WITHOUT_MONEY, OPEN_STATUSES } from '../../workflows/contracts';
+import {
+  CLOSED_WITHOUT_MONEY,
+  OPEN_STATUSES,
+  UNSTATED_CHARGEBACK_HOLD,
+} from '../../workflows/contracts';
 import type { DonationStatus, LedgerEntryType, Posting } from '../../workflows/contracts';
 import { entrySign, statusFromNet, undoes } from './ledger-status';
 import type { LedgerNet } from './ledger-status';
@@ -132,15 +136,19 @@ export class LedgerRepository {
 
   /**
    * Posts the entries of one refund or dispute, in order, each once. The donation's status is
-   * derived from the net afterwards; the campaign's count drops when the net reaches zero and
-   * comes back when money does.
+   * derived from the net afterwards, except while it is held for an unstated chargeback: money
+   * is gone that no entry shows, so only a CHARGEBACK (the amount stated) ends the hold. The
+   * campaign's count drops when the net reaches zero and comes back when money does.
    */
   async post(donationId: string, postings: readonly Posting[]): Promise<PostResult> {
     return this.db.transaction().execute(async (trx) => {
       const donation = await lockDonation(trx, donationId);
       let ledger = await netOf(trx, donationId);
+      let held =
+        donation.status === 'NEEDS_REVIEW' && donation.failure_reason === UNSTATED_CHARGEBACK_HOLD;
+      const status = () => (held ? 'NEEDS_REVIEW' : statusFromNet(donation.amount, ledger));
       const result = (inserted: number, refused?: PostRefusal): PostResult => ({
-        status: inserted > 0 ? statusFromNet(donation.amount, ledger) : donation.status,
+        status: inserted > 0 ? status() : donation.status,
         inserted,
         refused,
         overdrawn: ledger.net < 0,
@@ -181,11 +189,17 @@ export class LedgerRepository {
             (posting.entryType === 'CHARGEBACK_REVERSAL' ? 1 : 0),
         };
         inserted++;
+        if (posting.entryType === 'CHARGEBACK') held = false;
       }
       if (inserted > 0) {
+        const released = !held && donation.failure_reason === UNSTATED_CHARGEBACK_HOLD;
         await trx
           .updateTable('donations')
-          .set({ status: statusFromNet(donation.amount, ledger), updated_at: sql`now()` })
+          .set({
+            status: status(),
+            ...(released && { failure_reason: null }),
+            updated_at: sql`now()`,
+          })
           .where('id', '=', donationId)
           .execute();
       }
@@ -210,7 +224,7 @@ type LockedDonation = Awaited<ReturnType<typeof lockDonation>>;
 function lockDonation(trx: Transaction<Database>, id: string) {
   return trx
     .selectFrom('donations')
-    .select(['id', 'status', 'campaign_id', 'amount', 'currency'])
+    .select(['id', 'status', 'failure_reason', 'campaign_id', 'amount', 'currency'])
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirstOrThrow();

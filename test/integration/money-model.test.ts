@@ -12,11 +12,11 @@ import { startMoneyStack } from '../money/money-stacks';
  * sets the count per provider (default 16 on the simulator, 4 on each stand-in), `MONEY_SEED`
  * replays a run, `MONEY_CASE` some of its cases (`3` or `3,17`), `MONEY_CONCURRENCY` how many
  * run at once; `MONEY_CASES=500 npm run test:money` is the long run. A provider's cases
- * alternate between its profiles by index (Stripe's two endpoint versions, Midtrans' QRIS and
- * Mandiri Bill). The plain `npm test` leaves out the profiles in `KNOWN_FAILING`.
+ * alternate between its profiles by index (the simulator's QRIS, verified QRIS and virtual
+ * account, Stripe's two endpoint versions, Midtrans' QRIS and Mandiri Bill). The plain `npm test` leaves out the profiles in `KNOWN_FAILING`.
  */
 const PROFILES: Record<string, readonly ProviderProfile[]> = {
-  simulator: ['simulator', 'simulator-verify'],
+  simulator: ['simulator', 'simulator-verify', 'simulator-va'],
   stripe: ['stripe', 'stripe-legacy'],
   midtrans: ['midtrans', 'midtrans-echannel'],
   xendit: ['xendit'],

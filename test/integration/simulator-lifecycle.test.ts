@@ -36,7 +36,11 @@ describe('payment simulator lifecycles', () => {
     await sink.close();
   });
 
-  const create = async (plan: Parameters<PaymentSimulator['plan']>[1] = {}, amount = 40_000) => {
+  const create = async (
+    plan: Parameters<PaymentSimulator['plan']>[1] = {},
+    amount = 40_000,
+    method = 'qris',
+  ) => {
     const reference = `don-${++n}-${Date.now()}`;
     simulator.plan(reference, plan);
     const created = await provider.createPayment({
@@ -44,7 +48,7 @@ describe('payment simulator lifecycles', () => {
       donationId: reference,
       amount,
       currency: 'IDR',
-      method: 'qris',
+      method,
       description: 'test',
     });
     return { reference, id: created.providerReference, created };
@@ -194,6 +198,19 @@ describe('payment simulator lifecycles', () => {
     simulator.settleRefund(r.refundId, 'failed');
     expect(simulator.payment(bounced.id)?.refunded_amount).toBe(0);
     expect((await provider.fetchPayment(bounced.id)).refunds[0]?.status).toBe('FAILED');
+  });
+
+  it('takes a bank transfer (a virtual account) but refunds it neither by API nor by control', async () => {
+    expect(provider.refundable('bank_transfer')).toBe(false);
+    expect(provider.refundable('qris')).toBe(true);
+    const { id, reference } = await create({}, 40_000, 'bank_transfer');
+    simulator.transition(id, 'settled');
+    await expect(refund(id, `${reference}-r`, 40_000)).rejects.toMatchObject({ status: 409 });
+    expect(await control(`payments/${id}/refunds`, { amount: 1_000 })).toMatchObject({
+      status: 409,
+      body: { code: 'payment_not_refundable' },
+    });
+    expect((await provider.fetchPayment(id)).refunds).toEqual([]);
   });
 
   it('refunds at the provider through the control endpoint, settling by the plan', async () => {

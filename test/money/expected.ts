@@ -47,6 +47,10 @@ export type Phase =
 export interface ModelView {
   payment: SimPaymentStatus;
   phase: Phase;
+  /** The donation's campaign still takes donations. */
+  campaignOpen: boolean;
+  /** A success now would be a late payment to a closed campaign that galang refunds. */
+  refundsSuccess: boolean;
   status: DonationStatus;
   credited: boolean;
   /** What the provider still lets be refunded or disputed. */

@@ -3,6 +3,7 @@
  * the provider (the reference model refuses any other) and ends decided: no refund pending, no
  * dispute open, so the stack can go quiet. A run's seed and a case's index regenerate it.
  */
+import { LATE_REFUND } from './history';
 import type { History, HistoryStep, PaymentMove, ProviderProfile, RefundStart } from './history';
 import { MoneyModel, expectedMoney } from './reference-model';
 import { lifecyclesOf } from './lifecycles';
@@ -14,16 +15,26 @@ export { caseSeed, mulberry32, runSeed } from './rng';
 const AMOUNTS = [10_000, 25_000, 40_000, 50_000, 75_000, 100_000];
 const UNIT = 1_000;
 
+/**
+ * Where an operator closes the donation's campaign, if at all: as the donation starts, after
+ * the payment's first move, before a late success, after the payment's own lifecycle, or at
+ * the end.
+ */
+type ClosePoint = 'start' | 'paying' | 'late' | 'paid' | 'end';
+
 /** Builds the money steps in order, checking each against the model as it goes. */
 class Builder {
   readonly steps: HistoryStep[] = [];
   readonly model: MoneyModel;
   private names = 0;
+  /** A late success was pushed and nothing has waited for galang to decide it yet. */
+  private latePending = false;
 
   constructor(
     readonly rng: Rng,
-    readonly history: Pick<History, 'amount' | 'paidAmount'>,
+    readonly history: Pick<History, 'amount' | 'paidAmount' | 'refundable'>,
     readonly caps: Lifecycles,
+    private readonly closeAt: ClosePoint | undefined,
   ) {
     this.model = new MoneyModel(history);
   }
@@ -39,7 +50,40 @@ class Builder {
   }
 
   settle(): void {
+    this.latePending = false;
     if (this.steps.at(-1)?.kind !== 'settle') this.push({ kind: 'settle' });
+  }
+
+  /**
+   * The payment succeeds. Late (the donation closed without it) to a closed campaign, galang
+   * refunds it: how the provider answers that refund is drawn here.
+   */
+  pay(): void {
+    const view = this.model.view();
+    const late = view.phase === 'closed' && !view.credited;
+    // A closed campaign's answer depends on the success being late: the failure that closed
+    // the donation is decided before the money comes, or the two race and either is right.
+    if (late && !view.campaignOpen) this.settle();
+    const starts = this.caps.operatorRefundStarts.filter((s) => s !== 'denied');
+    const lateRefund = this.model.view().refundsSuccess
+      ? this.rng.weighted<RefundStart>([
+          ['pending', starts.includes('pending') ? 50 : 0],
+          ['succeeded', starts.includes('succeeded') ? 50 : 0],
+        ])
+      : undefined;
+    this.push({ kind: 'payment', to: 'settled', ...(lateRefund && { lateRefund }) });
+    this.latePending = late;
+  }
+
+  /**
+   * The operator closes the campaign here if this is the history's point. After a late
+   * success it waits for galang's decision: the history means paid, then closed (a close
+   * racing the decision may be met by it or not, and either answer is right).
+   */
+  closePoint(point: ClosePoint): void {
+    if (this.closeAt !== point) return;
+    if (this.latePending) this.settle();
+    this.push({ kind: 'close-campaign' });
   }
 }
 
@@ -56,12 +100,11 @@ function paymentSteps(b: Builder): void {
     ['expired', processing || !can('expired') ? 0 : 8],
     ['none', caps.pays.none],
   ]);
-  if (first !== 'none') b.push({ kind: 'payment', to: first });
+  if (first === 'settled') b.pay();
+  else if (first !== 'none') b.push({ kind: 'payment', to: first });
+  b.closePoint('paying');
   // A success right behind a failure: PAID after any failure is accepted.
-  if (caps.latePayment && first !== 'none' && first !== 'settled' && rng.chance(0.15)) {
-    b.push({ kind: 'payment', to: 'settled' });
-    b.settle(); // credited late or in time, it is credited before a reversal asks
-  }
+  if (caps.latePayment && first !== 'none' && first !== 'settled' && rng.chance(0.15)) b.pay();
   if (b.model.view().phase === 'open') {
     b.push({ kind: 'deadline' });
     if (b.model.view().phase === 'horizon') {
@@ -71,15 +114,15 @@ function paymentSteps(b: Builder): void {
         ['none', 50],
       ]);
       if (during === 'none') b.push({ kind: 'horizon' });
+      else if (during === 'settled') b.pay();
       else b.push({ kind: 'payment', to: during });
     }
   }
+  b.closePoint('late');
+  // A late success after the donation closed without it; more often to a closed campaign.
   const view = b.model.view();
-  if (caps.latePayment && view.payment !== 'settled' && rng.chance(0.4)) {
-    // A late success after the donation closed without it.
-    b.push({ kind: 'payment', to: 'settled' });
-    b.settle(); // a reversal must find it credited, not see it closed first
-  }
+  if (caps.latePayment && view.payment !== 'settled' && rng.chance(view.campaignOpen ? 0.4 : 0.7))
+    b.pay();
 }
 
 function refundAmount(rng: Rng, left: number): number {
@@ -87,18 +130,26 @@ function refundAmount(rng: Rng, left: number): number {
   return rng.int(1, Math.floor((left - 1) / UNIT)) * UNIT;
 }
 
-/** Ends one pending refund; a succeeded one may fail afterwards, as Stripe's can. */
+/**
+ * Ends one pending refund; a succeeded one may fail afterwards, as Stripe's can. galang's
+ * refund of a late payment always succeeds here: what galang does when the provider will not
+ * give a late payment back is not stated (docs/donation-lifecycle.md), so no model says it.
+ */
 function endRefund(b: Builder, refund: string): void {
-  const to = !b.caps.refundFails || b.rng.chance(0.7) ? 'succeeded' : 'failed';
+  const fails = b.caps.refundFails && refund !== LATE_REFUND;
+  const to = !fails || b.rng.chance(0.7) ? 'succeeded' : 'failed';
   b.push({ kind: 'refund-update', refund, to });
   if (to === 'succeeded') maybeFailLater(b, refund);
 }
 
 function maybeFailLater(b: Builder, refund: string): void {
-  if (!b.caps.refundFailsLater || !b.rng.chance(0.12)) return;
-  b.settle(); // the success is posted before it is taken back
+  if (!b.caps.refundFailsLater || refund === LATE_REFUND || !b.rng.chance(0.12)) return;
+  // Provider-imposed: a succeeded refund fails only once the card's bank sends the money back
+  // to Stripe (support.stripe.com, "Refund sent to cancelled or expired card"), so galang has
+  // read the success by then. galang posts what its read of the refund shows: a refund read
+  // only as failed moves nothing (the same net, but no REFUND and give-back to compare).
+  b.settle();
   b.push({ kind: 'refund-update', refund, to: 'failed' });
-  b.settle(); // the amount is back before anything else is refunded against it
 }
 
 function oneRefund(b: Builder, operator: boolean): void {
@@ -115,7 +166,9 @@ function oneRefund(b: Builder, operator: boolean): void {
     ['denied', starts.includes('denied') ? 15 : 0],
   ]);
   if (operator) {
-    b.settle(); // the API refunds what it sees credited
+    // The operator refunds what galang shows: the API refuses a donation it does not show
+    // CONFIRMED or PARTIALLY_REFUNDED (donation-not-refundable), by design, not by a race.
+    b.settle();
     const refund = b.name('op');
     b.push({ kind: 'operator-refund', refund, amount, start, requestKey: `refund-${refund}` });
     if (start === 'succeeded') maybeFailLater(b, refund);
@@ -152,7 +205,6 @@ function dispute(b: Builder): void {
     const rest = b.model.view().refundable;
     if (rest > 0 && rng.chance(0.3))
       b.push({ kind: 'dispute', dispute: b.name('d'), amount: rest });
-    b.settle();
     return;
   }
   const dispute = b.name('d');
@@ -164,7 +216,6 @@ function dispute(b: Builder): void {
   if (rng.chance(0.5)) b.settle();
   const to = rng.chance(0.5) ? 'won' : 'lost';
   b.push({ kind: 'dispute-update', dispute, to });
-  b.settle(); // a won amount is back before anything else is refunded against it
   if (to === 'won' && rng.chance(0.3)) refunds(b, 1);
 }
 
@@ -248,10 +299,28 @@ export function generateHistory(seed: number, index: number, profile: ProviderPr
   const amount = rng.pick(AMOUNTS);
   const mismatch = rng.chance(0.04);
   const paidAmount = caps.mismatch && mismatch ? amount - UNIT : undefined;
-  const b = new Builder(rng, { amount, paidAmount }, caps);
+  const closeAt = rng.weighted<ClosePoint | 'never'>([
+    ['never', 50],
+    ['start', 8],
+    ['paying', 8],
+    ['late', 20],
+    ['paid', 8],
+    ['end', 6],
+  ]);
+  const refundable = caps.refunds;
+  const b = new Builder(
+    rng,
+    { amount, paidAmount, refundable },
+    caps,
+    closeAt === 'never' ? undefined : closeAt,
+  );
+  b.closePoint('start');
   paymentSteps(b);
+  b.closePoint('paid');
   if (caps.reversal && b.model.view().payment === 'settled' && rng.chance(0.5)) {
-    b.settle(); // the deny comes minutes after the settlement was credited (M9)
+    // Provider-imposed: the deny comes 1–5 minutes after the settlement (M9), which galang has
+    // credited by then; a deny read before the credit is a payment that never settled.
+    b.settle();
     b.push({ kind: 'payment-reversed' });
   }
   if (caps.refunds && b.model.view().payment === 'settled') {
@@ -267,12 +336,14 @@ export function generateHistory(seed: number, index: number, profile: ProviderPr
     if (caps.disputes !== 'none' && b.model.view().disputeCount === 0 && rng.chance(0.25))
       dispute(b);
   }
+  b.closePoint('end');
   const history: History = {
     seed,
     index,
     profile,
     amount,
     ...(paidAmount === undefined ? {} : { paidAmount }),
+    refundable,
     steps: adversity(rng, b.steps, caps),
   };
   expectedMoney(history); // the whole history, adversity included, must still be valid

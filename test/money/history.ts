@@ -21,6 +21,8 @@ export type ProviderProfile =
   | 'simulator'
   /** The simulator standing in for Midtrans and Xendit: every event is a hint to fetch. */
   | 'simulator-verify'
+  /** The simulator paid by bank transfer (a virtual account): not refundable by API. */
+  | 'simulator-va'
   /** galang's Stripe adapter on the stand-in, a webhook endpoint of the current API version. */
   | 'stripe'
   /** The same on an endpoint older than 2024-10-28 (refunds send only charge.refunded). */
@@ -37,9 +39,16 @@ export function providerOf(profile: ProviderProfile): string {
   return profile.split('-')[0] ?? profile;
 }
 
+/** The name of the refund galang makes of a late payment to a closed campaign. */
+export const LATE_REFUND = 'late';
+
 export type HistoryStep =
-  /** The provider moves the payment and notifies galang. */
-  | { kind: 'payment'; to: PaymentMove }
+  /**
+   * The provider moves the payment and notifies galang. A success after the donation closed
+   * without money, to a campaign closed by then, is refunded by galang when its method can be:
+   * `lateRefund` is how the provider answers that refund (named {@link LATE_REFUND}).
+   */
+  | { kind: 'payment'; to: PaymentMove; lateRefund?: RefundStart }
   /** The provider takes a settled payment back: the money never arrived (Midtrans' deny). */
   | { kind: 'payment-reversed' }
   /** The payment deadline passes: galang asks the provider and tries to cancel. */
@@ -74,6 +83,8 @@ export type HistoryStep =
   | { kind: 'redeliver'; step: number; mode: 'duplicate' | 'stale' }
   /** The provider's next answer to galang's `call` on this payment is a 5xx or a 429. */
   | { kind: 'provider-fault'; call: 'read' | 'cancel' | 'refund'; status: 429 | 500 | 503 }
+  /** An operator closes the donation's campaign to new donations (`POST …/close`). */
+  | { kind: 'close-campaign' }
   /** An operator resets the donation's workflow to its first or last completed workflow task. */
   | { kind: 'reset'; to: 'first-task' | 'last-task' }
   /** The worker dies and a new one takes over. */
@@ -90,6 +101,8 @@ export interface History {
   amount: number;
   /** What the donor pays when it differs from the amount (an amount mismatch). */
   paidAmount?: number;
+  /** Whether the provider can refund the payment's method by API (a virtual account cannot). */
+  refundable: boolean;
   steps: HistoryStep[];
 }
 
@@ -97,7 +110,12 @@ export interface History {
 export function describeStep(step: HistoryStep): string {
   switch (step.kind) {
     case 'payment':
-      return `provider: payment → ${step.to}`;
+      return (
+        `provider: payment → ${step.to}` +
+        (step.lateRefund === undefined
+          ? ''
+          : `; galang refunds it (${LATE_REFUND}), provider answers ${step.lateRefund}`)
+      );
     case 'payment-reversed':
       return 'provider: settled payment reversed (settlement → deny)';
     case 'deadline':
@@ -120,6 +138,8 @@ export function describeStep(step: HistoryStep): string {
       return `the notification of step ${step.step} again (${step.mode})`;
     case 'provider-fault':
       return `provider: answers galang's next ${step.call} of this payment ${step.status}`;
+    case 'close-campaign':
+      return "operator: close the donation's campaign";
     case 'reset':
       return `operator: reset the donation workflow to its ${step.to}`;
     case 'kill-worker':
@@ -133,6 +153,7 @@ export function describeStep(step: HistoryStep): string {
 export function describeHistory(history: History): string {
   const head =
     `case ${history.index} of seed ${history.seed}: ${history.profile}, amount ${history.amount}` +
-    (history.paidAmount === undefined ? '' : `, donor pays ${history.paidAmount}`);
+    (history.paidAmount === undefined ? '' : `, donor pays ${history.paidAmount}`) +
+    (history.refundable ? '' : ', not refundable by API');
   return [head, ...history.steps.map((step, i) => `  ${i}. ${describeStep(step)}`)].join('\n');
 }

@@ -58,6 +58,20 @@ const simulator: Lifecycles = {
 };
 
 /**
+ * The simulator paid by bank transfer: a virtual account, which its provider cannot refund by
+ * API (as Midtrans' and Xendit's cannot, M7) and no cardholder can dispute. Its payment's
+ * lifecycle is the simulator's, late successes included.
+ */
+const simulatorVa: Lifecycles = {
+  ...simulator,
+  method: 'bank_transfer',
+  // Fewer pay in time than by QRIS: more histories reach the deadline and a late transfer.
+  pays: { settled: 30, none: 40 },
+  refunds: false,
+  disputes: 'none',
+};
+
+/**
  * Stripe: a PaymentIntent may be `processing` (its cancel is refused); a failed attempt is not
  * final and a canceled intent cannot be paid, so neither closes nor reopens the donation.
  * Refunds may start pending, succeed, fail, and fail after success; disputes are won or lost.
@@ -126,6 +140,7 @@ const xendit: Lifecycles = {
 const byProfile: Record<ProviderProfile, Lifecycles> = {
   simulator,
   'simulator-verify': simulator,
+  'simulator-va': simulatorVa,
   stripe,
   'stripe-legacy': stripe,
   midtrans,

@@ -22,7 +22,7 @@ import {
 } from './workflow-control';
 import type { DriverContext } from './driver-context';
 import type { CaseProvider } from './provider-driver';
-import { postOperatorRefund } from './simulator-control';
+import { closeCampaign, postOperatorRefund } from './simulator-control';
 
 export interface CaseResult {
   history: History;
@@ -89,7 +89,10 @@ class CaseRun {
       case 'dispute':
       case 'dispute-update':
       case 'provider-fault':
-        await this.provider.perform(step, at);
+        await this.provider.perform(step, at, this.waitMs());
+        return;
+      case 'close-campaign':
+        this.note(`   ${await closeCampaign(stack.apiUrl, this.ids.campaignId)}`);
         return;
       case 'deadline':
         if (before.payment === 'pending') {

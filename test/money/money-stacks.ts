@@ -17,6 +17,7 @@ import { startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 import type { DriverContext } from './driver-context';
 import { providerOf } from './history';
+import { lifecyclesOf } from './lifecycles';
 import type { ProviderProfile } from './history';
 import { MidtransDriver } from './midtrans-driver';
 import type { ProviderDriver } from './provider-driver';
@@ -130,7 +131,7 @@ export async function startMoneyStack(
   profile: ProviderProfile,
   options: MoneyStackOptions,
 ): Promise<{ ctx: DriverContext; stop: () => Promise<void> }> {
-  const simulated = profile === 'simulator' || profile === 'simulator-verify';
+  const simulated = providerOf(profile) === 'simulator';
   const relay = new WebhookRelay();
   const built = simulated ? undefined : await standin(profile, relay, await relay.listen());
   const name = providerOf(profile);
@@ -156,7 +157,13 @@ export async function startMoneyStack(
       DEV_SIMULATOR_SECRET,
     );
     stack.simulator.webhookUrl = await recorder.listen();
-    provider = new SimulatorDriver(profile, stack.simulator, stack.simulatorUrl, recorder);
+    provider = new SimulatorDriver(
+      profile,
+      lifecyclesOf(profile).method,
+      stack.simulator,
+      stack.simulatorUrl,
+      recorder,
+    );
     closeProvider = () => recorder.close();
   }
   let restarting = Promise.resolve();

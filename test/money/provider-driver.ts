@@ -31,8 +31,11 @@ export interface CaseProvider {
   payment(timeoutMs: number): Promise<string>;
   /** Called as step `at` begins, so a later redelivery finds what the step sent. */
   stepStarts(at: number): void;
-  /** Performs a provider step; a refund's or dispute's id goes into `ids.names`. */
-  perform(step: ProviderStep, at: number): Promise<void>;
+  /**
+   * Performs a provider step; a refund's or dispute's id goes into `ids.names` (also the one
+   * galang makes of a late payment, waited for up to `timeoutMs`).
+   */
+  perform(step: ProviderStep, at: number, timeoutMs: number): Promise<void>;
   /** Arranges how the provider will answer the operator's refund, before it is posted. */
   beforeOperatorRefund(step: OperatorRefundStep): void;
   /** Finds the refund galang made and moves it to the step's start; answers its id. */

@@ -7,6 +7,7 @@
 import type { DonationStatus, ReversalOutcome } from '../../workflows/contracts';
 import type { Expected, ExpectedEntry, LedgerEntryType, ModelView, Phase } from './expected';
 import { ImpossibleHistory } from './expected';
+import { LATE_REFUND } from './history';
 import type { History, HistoryStep, RefundStart, SimPaymentStatus } from './history';
 
 interface RefundState {
@@ -53,9 +54,11 @@ export class MoneyModel {
   /** Held disputes and the whole chargeback that covers each: one dispute at the provider. */
   private readonly coveredBy = new Map<string, string>();
   private readonly outcomes: Record<string, ReversalOutcome> = {};
+  /** The campaign still takes donations (an operator may close it mid-history). */
+  private campaignOpen = true;
   private at = 0;
 
-  constructor(private readonly history: Pick<History, 'amount' | 'paidAmount'>) {}
+  constructor(private readonly history: Pick<History, 'amount' | 'paidAmount' | 'refundable'>) {}
 
   view(): ModelView {
     const names = <T>(map: Map<string, T>, keep: (value: T) => boolean) =>
@@ -63,6 +66,8 @@ export class MoneyModel {
     return {
       payment: this.payment,
       phase: this.phase,
+      campaignOpen: this.campaignOpen,
+      refundsSuccess: this.refundsLateSuccess(),
       status: this.status,
       credited: this.credited,
       refundable: this.refundable(),
@@ -101,7 +106,7 @@ export class MoneyModel {
   private applyStep(step: HistoryStep): void {
     switch (step.kind) {
       case 'payment':
-        this.movePayment(step.to);
+        this.movePayment(step.to, step.lateRefund);
         break;
       case 'payment-reversed':
         this.reversed();
@@ -126,6 +131,10 @@ export class MoneyModel {
       case 'dispute-update':
         this.decideDispute(step.dispute, step.to);
         break;
+      case 'close-campaign':
+        // Donations already started still settle; only a late payment asks the campaign.
+        this.campaignOpen = false;
+        break;
       case 'operator-refund-retry':
       case 'provider-fault':
       case 'redeliver':
@@ -137,31 +146,57 @@ export class MoneyModel {
     }
   }
 
-  private movePayment(to: SimPaymentStatus): void {
+  private movePayment(to: SimPaymentStatus, lateRefund: RefundStart | undefined): void {
     if (!nextStatuses[this.payment].includes(to)) {
       this.impossible(`a ${this.payment} payment cannot become ${to}`);
     }
     this.payment = to;
     if (to === 'settled') {
-      this.paid();
+      this.paid(lateRefund);
       return;
     }
+    if (lateRefund !== undefined) this.impossible(`galang refunds no ${to} payment`);
     if (to === 'processing' || this.phase === 'closed') return;
     // A final failure while open or while checking past the deadline ends the donation.
     const status = closedBy[to];
     if (status) this.close(status);
   }
 
-  /** A success is never lost: in time, during the horizon, or late (the late-payment path). */
-  private paid(): void {
+  /**
+   * A success is never lost: in time, during the horizon, or late (the late-payment path). A
+   * late one to a campaign closed by then is not kept: refunded in full when the method can be,
+   * else held for an operator, never credited (docs/donation-lifecycle.md, "Late payments").
+   */
+  private paid(lateRefund: RefundStart | undefined): void {
     const matches = (this.history.paidAmount ?? this.history.amount) === this.history.amount;
+    const late = this.phase === 'closed' && !this.credited;
+    const refunded = this.refundsLateSuccess();
+    if (refunded !== (lateRefund !== undefined)) {
+      this.impossible(
+        refunded ? 'galang refunds this late payment: say how' : 'galang refunds no such payment',
+      );
+    }
     if (!matches) {
       // Open: the workflow's check; closed: the late-payment workflow's. Nothing is credited.
       this.close('NEEDS_REVIEW');
       return;
     }
+    if (late && !this.campaignOpen && !this.history.refundable) {
+      this.close('NEEDS_REVIEW');
+      return;
+    }
     this.phase = 'closed';
     this.credit();
+    if (lateRefund !== undefined) {
+      this.startRefund(LATE_REFUND, this.history.amount, lateRefund, 'late-refund');
+    }
+  }
+
+  /** Whether galang would refund a success now: late, of the amount, to a closed campaign. */
+  private refundsLateSuccess(): boolean {
+    const matches = (this.history.paidAmount ?? this.history.amount) === this.history.amount;
+    const late = this.phase === 'closed' && !this.credited;
+    return matches && late && !this.campaignOpen && this.history.refundable;
   }
 
   /**

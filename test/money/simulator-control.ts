@@ -1,6 +1,6 @@
 /**
  * The simulator's test controls (what the donor, the bank or the provider's dashboard would do)
- * and the operator's refund route, as the driver calls them.
+ * and the operator's routes (refund, close a campaign), as the driver calls them.
  */
 import type { PaymentPlan } from '../../src/providers/simulator/simulator-server';
 import { OPERATOR_SECRET } from '../support/stack';
@@ -41,6 +41,19 @@ export async function control<T>(
   const text = await response.text();
   if (!response.ok) throw new Error(`simulator ${path} → ${response.status} ${text}`);
   return JSON.parse(text) as T;
+}
+
+/** An operator closes a campaign through the API; throws unless it answers CLOSED. */
+export async function closeCampaign(apiUrl: string, campaignId: string): Promise<string> {
+  const response = await fetch(`${apiUrl}/v1/campaigns/${campaignId}/close`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${OPERATOR_SECRET}` },
+  });
+  const text = await response.text();
+  const status = response.ok ? (JSON.parse(text) as { status?: string }).status : undefined;
+  if (status !== 'CLOSED')
+    throw new Error(`the campaign was not closed: ${response.status} ${text}`);
+  return `POST …/close → ${response.status} ${status}`;
 }
 
 /** An operator's refund through the API; answers the status and the body's start. */

@@ -4,6 +4,7 @@
  */
 import type { PaymentPlan, PaymentSimulator } from '../../src/providers/simulator/simulator-server';
 import type { SimulatorPayment } from '../../src/providers/simulator/simulator-protocol';
+import { LATE_REFUND } from './history';
 import type { History, ProviderProfile, RefundStart } from './history';
 import type { CaseIds } from './case-ids';
 import type {
@@ -53,13 +54,23 @@ class SimulatorCase implements CaseProvider {
 
   stepStarts(): void {}
 
-  async perform(step: ProviderStep, at: number): Promise<void> {
+  async perform(step: ProviderStep, at: number, timeoutMs: number): Promise<void> {
     const paymentId = this.paymentId ?? '';
     const set = (name: string, made: { id: string }) => this.ids.names.set(name, made.id);
     switch (step.kind) {
       case 'payment': {
+        // galang refunds a late payment to a closed campaign: the simulator answers as told.
+        if (step.lateRefund) this.replan(refundPlans[step.lateRefund]);
         const moved = await this.call<SimulatorPayment>(paymentMovePath(paymentId, step.to));
         this.notified.set(at, { objectId: moved.id, status: moved.status });
+        if (step.lateRefund) {
+          const refund = await poll(
+            () => this.simulator.payment(paymentId)?.refunds[0],
+            timeoutMs,
+            'galang never refunded the late payment to the closed campaign',
+          );
+          this.ids.names.set(LATE_REFUND, refund.id);
+        }
         return;
       }
       case 'payment-reversed':
@@ -156,10 +167,10 @@ class SimulatorCase implements CaseProvider {
 }
 
 export class SimulatorDriver implements ProviderDriver {
-  readonly method = 'qris';
-
   constructor(
     readonly profile: ProviderProfile,
+    /** The galang payment method of its donations (the profile's). */
+    readonly method: string,
     private readonly simulator: PaymentSimulator,
     private readonly simulatorUrl: string,
     private readonly recorder: WebhookRecorder,

@@ -10,6 +10,7 @@ const history = (steps: HistoryStep[], extra: Partial<History> = {}): History =>
   index: 0,
   profile: 'simulator',
   amount: 50_000,
+  refundable: true,
   steps,
   ...extra,
 });
@@ -61,7 +62,7 @@ describe('the reference model: the payment', () => {
 
   it('keeps checking a processing payment past the deadline, then asks for review', () => {
     const processing: HistoryStep[] = [{ kind: 'payment', to: 'processing' }, { kind: 'deadline' }];
-    const model = new MoneyModel({ amount: 50_000 });
+    const model = new MoneyModel({ amount: 50_000, refundable: true });
     processing.forEach((step, i) => {
       model.apply(step, i);
     });
@@ -81,6 +82,83 @@ describe('the reference model: the payment', () => {
         entries: [],
       });
     }
+  });
+});
+
+describe('the reference model: a campaign closed mid-history', () => {
+  const close: HistoryStep = { kind: 'close-campaign' };
+  const lateRefunded = (start: 'pending' | 'succeeded'): HistoryStep => ({
+    kind: 'payment',
+    to: 'settled',
+    lateRefund: start,
+  });
+
+  it('still credits a payment of a donation started before the close', () => {
+    for (const steps of [
+      [close, paid],
+      [{ kind: 'payment', to: 'processing' }, close, { kind: 'deadline' }, paid],
+    ] satisfies HistoryStep[][]) {
+      expect(expectedMoney(history(steps))).toMatchObject({
+        status: 'CONFIRMED',
+        entries: [donation],
+        campaign: { amount: 50_000, count: 1 },
+      });
+    }
+  });
+
+  it('credits a late payment, then refunds all of it: the total ends where it was', () => {
+    const expected = expectedMoney(
+      history([{ kind: 'deadline' }, close, lateRefunded('succeeded')]),
+    );
+    expect(expected).toEqual({
+      status: 'REFUNDED',
+      entries: [donation, { type: 'REFUND', ref: 'late', amount: -50_000 }],
+      net: 0,
+      campaign: { amount: 0, count: 0 },
+      reversals: { late: 'posted' },
+    });
+    const pending: HistoryStep[] = [
+      { kind: 'payment', to: 'expired' },
+      close,
+      lateRefunded('pending'),
+    ];
+    expect(expectedMoney(history(pending))).toMatchObject({ status: 'CONFIRMED', net: 50_000 });
+    const ended = [...pending, { kind: 'refund-update', refund: 'late', to: 'succeeded' } as const];
+    expect(expectedMoney(history(ended))).toMatchObject({ status: 'REFUNDED', net: 0 });
+  });
+
+  it('holds a late payment it cannot refund for review, crediting nothing', () => {
+    const steps: HistoryStep[] = [{ kind: 'payment', to: 'declined' }, close, paid];
+    expect(expectedMoney(history(steps, { refundable: false }))).toEqual({
+      status: 'NEEDS_REVIEW',
+      entries: [],
+      net: 0,
+      campaign: { amount: 0, count: 0 },
+      reversals: {},
+    });
+  });
+
+  it('credits a late payment that came before the close, and one of another amount never', () => {
+    expect(expectedMoney(history([{ kind: 'deadline' }, paid, close])).status).toBe('CONFIRMED');
+    expect(
+      expectedMoney(history([{ kind: 'deadline' }, close, paid], { paidAmount: 49_000 })),
+    ).toMatchObject({ status: 'NEEDS_REVIEW', entries: [] });
+  });
+
+  it.each<[string, HistoryStep[], Partial<History>]>([
+    [
+      'a late payment to a closed campaign left unrefunded',
+      [{ kind: 'deadline' }, close, paid],
+      {},
+    ],
+    ['a refund of a payment in time', [close, lateRefunded('pending')], {}],
+    [
+      'a refund of a method that cannot be refunded',
+      [{ kind: 'deadline' }, close, lateRefunded('pending')],
+      { refundable: false },
+    ],
+  ])('refuses %s', (_what, steps, extra) => {
+    expect(() => expectedMoney(history(steps, extra))).toThrow(ImpossibleHistory);
   });
 });
 
@@ -276,6 +354,40 @@ describe('the history generator', () => {
     expect(describeHistory(generateHistory(123, 4, 'simulator'))).toContain('case 4 of seed 123');
   });
 
+  it('closes campaigns mid-history: a late payment is refunded where it can be, else held', () => {
+    const seen = { refunded: 0, held: 0 };
+    for (let index = 0; index < 600; index++) {
+      for (const profile of ['simulator', 'simulator-va'] as const) {
+        const generated = generateHistory(2024, index, profile);
+        const model = new MoneyModel(generated);
+        let held = false;
+        for (const [i, step] of generated.steps.entries()) {
+          const before = model.view();
+          const late =
+            step.kind === 'payment' && step.to === 'settled' && before.phase === 'closed';
+          if (late && !before.credited && !before.campaignOpen && !generated.refundable)
+            held = true;
+          model.apply(step, i);
+        }
+        const expected = model.result();
+        if (generated.steps.some((step) => step.kind === 'payment' && step.lateRefund)) {
+          seen.refunded++;
+          expect(expected.entries).toContainEqual({
+            type: 'REFUND',
+            ref: 'late',
+            amount: -generated.amount,
+          });
+        }
+        if (held) {
+          seen.held++;
+          expect(expected).toMatchObject({ status: 'NEEDS_REVIEW', entries: [] });
+        }
+      }
+    }
+    expect(seen.refunded).toBeGreaterThan(10);
+    expect(seen.held).toBeGreaterThan(10);
+  });
+
   it('makes valid, finished histories that reach every step and every ending', () => {
     const kinds = new Set<string>();
     const statuses = new Set<string>();
@@ -306,6 +418,7 @@ describe('the history generator', () => {
         'dispute-update',
         'horizon',
         'kill-worker',
+        'close-campaign',
         'operator-refund',
         'operator-refund-retry',
         'payment:canceled',

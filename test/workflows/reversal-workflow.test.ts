@@ -343,6 +343,39 @@ describe('reversal workflow on the real ledger', () => {
     expect(after.status).toBe('CONFIRMED');
   });
 
+  it('keeps a donation held for an unstated chargeback in review when a refund posts after it', async () => {
+    const seeded = await seedDonation(real.db, AMOUNT, 'CONFIRMED');
+    const partial: DisputeEvent = { ...dispute('OPEN', 'dp_unstated'), amount: 0 };
+    const held = await reverse(seeded, { ...partial, amountUnstated: true });
+    expect(held).toEqual({ outcome: 'needs-review', donationStatus: 'NEEDS_REVIEW' });
+
+    // Money the bank took is still unmeasured: a refund's entry must not end the review.
+    const refunded = await reverse(seeded, refund('SUCCEEDED', 're_after_hold', 3_000));
+    expect(refunded).toEqual({ outcome: 'posted', donationStatus: 'NEEDS_REVIEW' });
+    expect((await ledgerState(real.db, seeded.donationId, seeded.campaignId)).status).toBe(
+      'NEEDS_REVIEW',
+    );
+
+    // The whole chargeback states the amount: the status follows the net again.
+    const whole = { ...dispute('OPEN', 'dp_unstated'), amount: AMOUNT - 3_000 };
+    const stated = await withWorker(env, real.activities, (taskQueue) =>
+      env.client.workflow.execute<ReversalWorkflow>(WorkflowType.reversal, {
+        workflowId: `${reversalWorkflowId(seeded.donationId, 'dispute', 'dp_unstated')}-whole`,
+        taskQueue,
+        args: [{ ...reversalInput(whole).input, ...seeded }],
+      }),
+    );
+    expect(stated).toEqual({ outcome: 'posted', donationStatus: 'CHARGED_BACK' });
+    const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
+    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([
+      ['DONATION', AMOUNT],
+      ['REFUND', -3_000],
+      ['CHARGEBACK', -(AMOUNT - 3_000)],
+    ]);
+    expect(after.status).toBe('CHARGED_BACK');
+    expect(after.total).toBe(0);
+  });
+
   it('leaves a reversal of a donation closed without credit to review, posting nothing', async () => {
     const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED');
     const result = await reverse(seeded, refund('SUCCEEDED', 're_none'));

@@ -9,3 +9,9 @@ export interface Posting {
   externalRef: string;
   amount: number;
 }
+
+/**
+ * Why a credited donation is held when its provider took money without saying how much
+ * (Midtrans' `partial_chargeback`): only a chargeback that states it ends the hold.
+ */
+export const UNSTATED_CHARGEBACK_HOLD = 'chargeback-amount-unstated';

@@ -8,6 +8,7 @@ import type {
   SimulatorRefund,
   SimulatorRefundStatus,
 } from './simulator-protocol';
+import { SIMULATOR_METHODS } from './simulator-protocol';
 
 /** A request the simulated gateway refuses, with the HTTP status and code it answers. */
 export class SimulatorRefusal extends Error {
@@ -157,6 +158,13 @@ export class SimulatedPayments {
         409,
         'payment_not_settled',
         `cannot refund a ${payment.status} payment`,
+      );
+    }
+    if (SIMULATOR_METHODS[payment.method]?.refundable !== true) {
+      throw new SimulatorRefusal(
+        409,
+        'payment_not_refundable',
+        `cannot refund a ${payment.method} payment`,
       );
     }
     if (payment.disputes.some((d) => d.status !== 'won')) {

@@ -77,6 +77,17 @@ export type SimulatorNotification =
       data: NotificationData & { payment_id: string; status: SimulatorDisputeStatus };
     };
 
+/**
+ * The methods the simulator takes, and whether each can be refunded by API: a bank transfer is
+ * a virtual account, which Midtrans and Xendit cannot refund either.
+ */
+export const SIMULATOR_METHODS: Readonly<Record<string, { refundable: boolean }>> = {
+  qris: { refundable: true },
+  bank_transfer: { refundable: false },
+  card: { refundable: true },
+  ewallet: { refundable: true },
+};
+
 /** The answer to a refused request; a refused cancel carries the payment as it stands. */
 export interface SimulatorError {
   error: string;

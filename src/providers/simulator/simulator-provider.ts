@@ -12,7 +12,12 @@ import type {
   WebhookHeaders,
 } from '../payment-provider';
 import type { PaymentSnapshot, RefundRecord } from '../../../workflows/contracts';
-import { disputeStatusMap, paymentStatusMap, refundStatusMap } from './simulator-protocol';
+import {
+  SIMULATOR_METHODS,
+  disputeStatusMap,
+  paymentStatusMap,
+  refundStatusMap,
+} from './simulator-protocol';
 import type { SimulatorError, SimulatorPayment, SimulatorRefund } from './simulator-protocol';
 
 export interface SimulatorProviderOptions {
@@ -21,9 +26,6 @@ export interface SimulatorProviderOptions {
   webhookSecrets: readonly string[];
   now?: () => number;
 }
-
-/** The methods the simulator pretends to take; all of them refundable. */
-const METHODS = new Set(['qris', 'bank_transfer', 'card', 'ewallet']);
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -44,8 +46,9 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
     name: 'simulator',
     verifyWithProvider: false,
 
-    supports: (currency, method) => isSupportedCurrency(currency) && METHODS.has(method),
-    refundable: (method) => METHODS.has(method),
+    supports: (currency, method) =>
+      isSupportedCurrency(currency) && Object.hasOwn(SIMULATOR_METHODS, method),
+    refundable: (method) => SIMULATOR_METHODS[method]?.refundable === true,
 
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
       const payment = await requestJson<SimulatorPayment>(url('/v1/payments'), {
