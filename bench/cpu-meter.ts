@@ -38,8 +38,11 @@ export function readCpu(supervisorPid: number, yardstickPid?: number): CpuReadin
   const below = descendants(supervisorPid, all);
   for (const [pid, stat] of all) {
     const seconds = (stat.utime + stat.stime) / TICKS;
-    if (stat.comm === 'postgres') byKind.postgres += seconds;
-    else if (pid === yardstickPid) byKind.yardstick += seconds;
+    if (stat.comm === 'postgres') {
+      // Backends come and go: the postmaster's reaped-children time keeps what ended ones used.
+      const postmaster = all.get(stat.ppid)?.comm !== 'postgres';
+      byKind.postgres += seconds + (postmaster ? (stat.cutime + stat.cstime) / TICKS : 0);
+    } else if (pid === yardstickPid) byKind.yardstick += seconds;
     else if (below.has(pid)) byKind[kindOf(pid)] += seconds;
   }
   const [, ...fields] = (readOrEmpty('/proc/stat').split('\n')[0] ?? '').trim().split(/\s+/);
@@ -72,6 +75,8 @@ interface ProcStat {
   ppid: number;
   utime: number;
   stime: number;
+  cutime: number;
+  cstime: number;
 }
 
 function processes(): Map<number, ProcStat> {
@@ -89,6 +94,8 @@ function processes(): Map<number, ProcStat> {
       ppid: Number(fields[1]),
       utime: Number(fields[11]),
       stime: Number(fields[12]),
+      cutime: Number(fields[13]),
+      cstime: Number(fields[14]),
     });
   }
   return found;

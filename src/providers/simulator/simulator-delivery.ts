@@ -72,7 +72,7 @@ export class SimulatorDelivery {
       } catch {
         // galang's endpoint is down or slow: back off and deliver again, like a real gateway.
       }
-      await this.options.sleep(Math.min(200 * 2 ** attempt, 5_000));
+      await this.options.sleep(Math.min(200 * 2 ** attempt, 30_000));
     }
   }
 }

@@ -19,7 +19,7 @@ export interface SimulatorOptions extends SimulatorKnobs {
   webhookSecret: string;
   /** Settle every new payment after this delay; negative leaves payments pending. */
   autoPayMs: number;
-  /** Delivery attempts per notification while our endpoint fails. */
+  /** Delivery attempts per notification while our endpoint fails (default 16: about five minutes). */
   maxDeliveryAttempts?: number;
 }
 

@@ -50,7 +50,7 @@ export class PaymentSimulator implements SimulatorControls {
     this.webhookUrl = options.webhookUrl;
     this.delivery = new SimulatorDelivery({
       webhookSecret: options.webhookSecret,
-      maxDeliveryAttempts: options.maxDeliveryAttempts ?? 10,
+      maxDeliveryAttempts: options.maxDeliveryAttempts ?? 16,
       url: () => this.webhookUrl,
       sleep: (ms) => this.sleep(ms),
       closed: () => this.closed,
