@@ -5,7 +5,7 @@ import * as donationCorrelation from './0003-donation-correlation';
 import * as moneyFollowsProvider from './0004-money-follows-provider';
 import * as campaignTotalShards from './0005-campaign-total-shards';
 import * as auditLog from './0006-audit-log';
-import * as donorWall from './0007-donor-wall';
+import * as donorWall from './0008-donor-wall';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -18,5 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0004-money-follows-provider': moneyFollowsProvider,
   '0005-campaign-total-shards': campaignTotalShards,
   '0006-audit-log': auditLog,
-  '0007-donor-wall': donorWall,
+  '0008-donor-wall': donorWall,
 };
