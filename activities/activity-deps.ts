@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { CampaignRepository } from '../src/campaigns/campaign-repository';
+import type { DonorWallCache } from '../src/campaigns/donor-wall-cache';
 import type { ProgressCache } from '../src/campaigns/progress-cache';
 import type { DonationRepository } from '../src/donations/donation-repository';
 import type { LedgerRepository } from '../src/ledger/ledger-repository';
@@ -23,6 +24,7 @@ export interface ActivityDeps {
   campaigns: CampaignRepository;
   providers: ProviderRegistry;
   progressCache: ProgressCache;
+  wallCache: DonorWallCache;
   followUps: FollowUpWorkflows;
   latePaymentPolicy: LatePaymentPolicy;
   metrics: WorkerMetrics;
@@ -44,16 +46,19 @@ export function isFinalRejection(error: unknown): error is ProviderRejected {
   return error instanceof ProviderRejected && error.status !== 401 && error.status !== 403;
 }
 
-/** Puts a campaign's new totals into the cache; the TTL bounds staleness if Redis is away. */
+/**
+ * Puts a campaign's new totals into the cache and drops its donor wall's pages (a donation
+ * joined or left it); the TTLs bound staleness if Redis is away.
+ */
 export async function refreshProgress(
-  deps: Pick<ActivityDeps, 'campaigns' | 'progressCache'>,
+  deps: Pick<ActivityDeps, 'campaigns' | 'progressCache' | 'wallCache'>,
   campaignId: string,
 ): Promise<boolean> {
-  try {
-    const progress = await deps.campaigns.progress(campaignId);
-    if (progress) await deps.progressCache.refresh(progress);
-    return true;
-  } catch {
-    return false;
-  }
+  const [progress, wall] = await Promise.allSettled([
+    deps.campaigns.progress(campaignId).then(async (found) => {
+      if (found) await deps.progressCache.refresh(found);
+    }),
+    deps.wallCache.invalidate(campaignId),
+  ]);
+  return progress.status === 'fulfilled' && wall.status === 'fulfilled';
 }

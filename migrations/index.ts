@@ -6,6 +6,7 @@ import * as moneyFollowsProvider from './0004-money-follows-provider';
 import * as campaignTotalShards from './0005-campaign-total-shards';
 import * as auditLog from './0006-audit-log';
 import * as webhookBodyRetention from './0007-webhook-body-retention';
+import * as donorWall from './0008-donor-wall';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0005-campaign-total-shards': campaignTotalShards,
   '0006-audit-log': auditLog,
   '0007-webhook-body-retention': webhookBodyRetention,
+  '0008-donor-wall': donorWall,
 };

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'campaign-create',
   'campaign-read',
   'campaign-close',
+  'message-hide',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

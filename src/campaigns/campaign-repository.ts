@@ -11,6 +11,8 @@ export interface Campaign {
 }
 
 export interface CampaignProgress extends Campaign {
+  /** The donor wall shows no amounts. */
+  hideAmounts: boolean;
   confirmedAmount: number;
   donationCount: number;
   version: number;
@@ -23,6 +25,7 @@ export interface NewCampaign {
   goalAmount: number;
   currency: string;
   endsAt?: Date | null;
+  hideAmounts?: boolean;
 }
 
 /** All SQL about campaigns and their totals. */
@@ -49,6 +52,7 @@ export class CampaignRepository {
         'c.currency',
         'c.status',
         'c.ends_at',
+        'c.hide_amounts',
         't.confirmed_amount',
         't.donation_count',
         't.version',
@@ -59,6 +63,7 @@ export class CampaignRepository {
     if (!row) return undefined;
     return {
       ...toCampaign(row),
+      hideAmounts: row.hide_amounts,
       confirmedAmount: row.confirmed_amount,
       donationCount: row.donation_count,
       version: row.version,
@@ -92,6 +97,7 @@ export class CampaignRepository {
           goal_amount: campaign.goalAmount,
           currency: campaign.currency,
           ends_at: campaign.endsAt ?? null,
+          hide_amounts: campaign.hideAmounts ?? false,
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .returning('id')

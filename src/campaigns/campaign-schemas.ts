@@ -28,6 +28,12 @@ export const CreateCampaignBody = Type.Object(
     endsAt: Type.Optional(
       Type.String({ format: 'date-time', description: 'Donations are refused after this.' }),
     ),
+    hideAmounts: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: "The donor wall shows each donation's name and message, not its amount.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -41,6 +47,7 @@ export const CampaignView = Type.Object({
   status: Type.Union([Type.Literal('OPEN'), Type.Literal('CLOSED')]),
   endsAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   acceptingDonations: Type.Boolean(),
+  hideAmounts: Type.Boolean(),
   confirmedAmount: Type.Integer(),
   donationCount: Type.Integer(),
   updatedAt: Type.String({ format: 'date-time' }),

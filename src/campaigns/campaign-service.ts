@@ -34,6 +34,7 @@ export class CampaignService {
       goalAmount: request.goalAmount,
       currency: request.currency,
       endsAt,
+      hideAmounts: request.hideAmounts ?? false,
     };
     const created = await this.campaigns.create(details);
     const campaign = await this.get(id);
@@ -42,6 +43,7 @@ export class CampaignService {
       (campaign.title !== details.title ||
         campaign.goalAmount !== details.goalAmount ||
         campaign.currency !== details.currency ||
+        campaign.hideAmounts !== details.hideAmounts ||
         campaign.endsAt !== (endsAt?.toISOString() ?? null))
     ) {
       throw new AppError('campaign-exists', {
@@ -73,6 +75,7 @@ function toView(progress: CampaignProgress, now: Date): CampaignView {
     status: progress.status,
     endsAt: progress.endsAt?.toISOString() ?? null,
     acceptingDonations: acceptsDonations(progress, now),
+    hideAmounts: progress.hideAmounts,
     confirmedAmount: progress.confirmedAmount,
     donationCount: progress.donationCount,
     updatedAt: progress.updatedAt.toISOString(),

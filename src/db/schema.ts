@@ -15,6 +15,8 @@ export interface CampaignsTable {
   ends_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The donor wall shows no amounts (migration 0008). */
+  hide_amounts: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface DonationsTable {
@@ -43,6 +45,14 @@ export interface DonationsTable {
   /** Set when reconciliation gave up handing the donation back (migration 0004). */
   dead_lettered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   dead_letter_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The name the donor wall shows, decided at insert; "Anonymous" unless given (migration 0008). */
+  public_name: ColumnType<string, string | undefined, string>;
+  /** When an operator hid the message from the donor wall (migration 0008). */
+  message_hidden_at: ColumnType<
+    Date | null,
+    Date | string | null | undefined,
+    Date | string | null
+  >;
 }
 
 export interface DonationLedgerTable {

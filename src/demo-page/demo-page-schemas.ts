@@ -7,6 +7,7 @@ export const PAGE_ASSETS = [
   'amounts.js',
   'api.js',
   'progress.js',
+  'wall.js',
   'page.css',
   'favicon.svg',
 ] as const;

@@ -6,6 +6,7 @@ import type { DonationStatus, PaymentAction } from '../../workflows/contracts';
 import { CLOSED_WITHOUT_MONEY, OPEN_STATUSES } from '../../workflows/contracts';
 import type { DonationInput, FinalFailureStatus } from '../../workflows/contracts';
 import type { Donation } from './donation';
+import { publicNameOf } from './public-name';
 import { toCampaign } from '../campaigns/campaign-repository';
 import type { Campaign } from '../campaigns/campaign-repository';
 
@@ -38,6 +39,7 @@ export class DonationRepository {
             donor_name: input.donor.name,
             donor_email: input.donor.email,
             donor_anonymous: input.donor.anonymous,
+            public_name: publicNameOf(input.donor),
             message: input.message ?? null,
             payment_method: input.paymentMethod,
             provider: input.provider,

@@ -10,6 +10,8 @@ import type { IdempotencyStore } from '../idempotency/idempotency-store';
 import { ProgressService } from '../campaigns/progress-service';
 import { campaignRoutes } from '../campaigns/campaign-routes';
 import { CampaignService } from '../campaigns/campaign-service';
+import { donorWallRoutes } from '../campaigns/donor-wall-routes';
+import { DonorWallService } from '../campaigns/donor-wall-service';
 import { donationRoutes } from '../donations/donation-routes';
 import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
@@ -110,6 +112,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
   await app.register(donationRoutes, { service: services.donationService });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
+  await app.register(donorWallRoutes, {
+    wall: new DonorWallService({
+      repository: services.wall,
+      cache: services.wallCache,
+      log: app.log,
+    }),
+  });
   if (deps.config.demoPage) {
     await app.register(demoPagePlugin, {
       config: deps.config,

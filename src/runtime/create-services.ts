@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { AuditRepository } from '../audit/audit-repository';
 import { opsActor } from '../audit/ops-actor';
 import { CampaignRepository } from '../campaigns/campaign-repository';
+import { DonorWallCache } from '../campaigns/donor-wall-cache';
+import { DonorWallRepository } from '../campaigns/donor-wall-repository';
 import { ProgressCache } from '../campaigns/progress-cache';
 import type { Config } from '../config/config';
 import type { Db } from '../db/database';
@@ -44,6 +46,9 @@ export interface Services {
   ledger: LedgerRepository;
   reconciliation: ReconciliationRepository;
   progressCache: ProgressCache;
+  /** The donor wall's pages: the API reads them, the worker drops them on every money move. */
+  wallCache: DonorWallCache;
+  wall: DonorWallRepository;
   followUps: FollowUpWorkflows;
   donationService: DonationService;
   delivery: WebhookDelivery;
@@ -83,6 +88,8 @@ export function createServices(config: Config, resources: Resources): Services {
     ledger,
     reconciliation,
     progressCache,
+    wallCache: new DonorWallCache(resources.redis),
+    wall: new DonorWallRepository(db),
     followUps,
     donationService: new DonationService({
       temporal,

@@ -85,6 +85,7 @@ export async function createDonationWorker(
     campaigns: services.campaigns,
     providers: options.providers,
     progressCache: services.progressCache,
+    wallCache: services.wallCache,
     followUps: services.followUps,
     latePaymentPolicy: options.config.latePaymentPolicy,
     metrics,

@@ -24,7 +24,7 @@ const CHROMIUM_ARGS = [
 /**
  * The campaign page in a real browser against the real stack, as a donor uses it: a double
  * click on Donate makes one donation under one Idempotency-Key, its QR is drawn once, the
- * payment settles and the progress bar moves by the amount. SCREENSHOT_PATH=docs/campaign-page.png
+ * payment settles, the progress bar moves by the amount and the donor wall shows it. SCREENSHOT_PATH=docs/campaign-page.png
  * also writes the README's picture of the final page.
  */
 describe('the campaign page, in Chromium', () => {
@@ -102,6 +102,8 @@ describe('the campaign page, in Chromium', () => {
       const statusIs = (status: string, timeout: number) =>
         page.locator(`#d-status[data-status="${status}"]`).waitFor({ timeout });
       await progressShows(0);
+      await page.locator('#wall[data-count="0"]').waitFor();
+      expect(await page.locator('#wall-empty').isVisible()).toBe(true);
       // Presets are formatted for Indonesia, in whole rupiah (IDR has no minor units).
       const preset = page.locator('label', { has: page.locator('input[value="100000"]') });
       expect((await preset.innerText()).replace(/\s/g, ' ')).toBe('Rp 100.000');
@@ -109,7 +111,7 @@ describe('the campaign page, in Chromium', () => {
       await preset.click();
       await page.getByLabel('Name').fill('Ani');
       await page.getByLabel('Email').fill('ani@example.com');
-      await page.getByLabel('Message').fill('Semangat!');
+      await page.getByLabel('Message').fill('Semangat! https://spam.example.xyz/promo');
       await page.locator('#submit').dblclick();
 
       await statusIs('AWAITING_PAYMENT', 20_000);
@@ -149,6 +151,14 @@ describe('the campaign page, in Chromium', () => {
       await progressShows(100_000, 15_000);
       expect(await page.locator('#fill').getAttribute('style')).toBe('width: 25%;');
       expect(await page.locator('#pay img').count()).toBe(1);
+      // The wall polls like the bar: the confirmed donation appears, its link removed, as text.
+      await page.locator('#wall[data-count="1"]').waitFor({ timeout: 15_000 });
+      const entry = page.locator('#wall-list li');
+      expect(await entry.locator('.wall-name').textContent()).toBe('Ani');
+      expect((await entry.innerText()).replace(/\s/g, ' ')).toContain('Rp 100.000');
+      expect(await entry.locator('.wall-message').textContent()).toBe('Semangat! [link removed]');
+      expect(await entry.locator('a').count()).toBe(0);
+      expect(await page.locator('#wall-empty').isVisible()).toBe(false);
       const donationsNow = await stack.db
         .selectFrom('donations')
         .select('id')

@@ -157,9 +157,10 @@ describe('rate limits', () => {
     }
   });
 
-  it('limits every public read per client IP: probes, metrics, the page, the docs', async () => {
+  it('limits every public read per client IP: probes, metrics, the page, the wall, the docs', async () => {
     const api = await freshApi();
-    for (const url of ['/readyz', '/metrics', '/demo/config.json', '/docs/json']) {
+    const wall = `/v1/campaigns/${await createCampaign(stack.db)}/donations`;
+    for (const url of ['/readyz', '/metrics', '/demo/config.json', wall, '/docs/json']) {
       const read = () => api.inject({ url, headers: { 'x-forwarded-for': '198.51.100.20' } });
       for (let i = 0; i < 4; i++)
         expect({ url, status: (await read()).statusCode }).not.toEqual({ url, status: 429 });

@@ -4,6 +4,7 @@ import { createDonationActivities } from '../../activities/donation-activities';
 import { createReversalActivities } from '../../activities/reversal-activities';
 import type { ActivityDeps } from '../../activities/activity-deps';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
+import { DonorWallCache } from '../../src/campaigns/donor-wall-cache';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
 import { createDatabase } from '../../src/db/database';
 import type { Db } from '../../src/db/database';
@@ -47,6 +48,7 @@ export async function ledgerActivities(read: () => PaymentSnapshot) {
     campaigns: new CampaignRepository(db),
     providers: new Map([['simulator', provider as PaymentProvider]]),
     progressCache: new ProgressCache(redis),
+    wallCache: new DonorWallCache(redis),
     followUps: handOffs as FollowUpWorkflows,
     latePaymentPolicy: 'credit',
     metrics: createWorkerMetrics(noopMetricMeter),

@@ -1,10 +1,12 @@
-// The campaign page: a reference for front ends calling galang's public API. Progress is polled
-// with If-None-Match; each submission gets one Idempotency-Key, reused on every retry of it; the
-// donation's status is followed until it settles. Plain DOM, no framework, no build step.
+// The campaign page: a reference for front ends calling galang's public API. Progress and the
+// donor wall are polled with If-None-Match; each submission gets one Idempotency-Key, reused on
+// every retry of it; the donation's status is followed until it settles. Plain DOM, no
+// framework, no build step.
 
 import { decimal, toMinor } from './amounts.js';
 import { getJson, postDonation, sleep } from './api.js';
 import { pollProgress } from './progress.js';
+import { pollWall } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -227,6 +229,7 @@ async function main() {
     );
   }
   void pollProgress(campaignId, page.money);
+  void pollWall(campaignId, page.money);
 }
 
 void main();
