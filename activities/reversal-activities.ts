@@ -11,6 +11,7 @@ import type {
   RefundEvent,
   RefundRecord,
   RefundRequestInput,
+  ReversalOutcome,
 } from '../workflows/contracts';
 import { refundIdempotencyKey } from '../src/providers/refund-keys';
 import { followProviderTruth } from '../src/reconciliation/provider-truth';
@@ -99,6 +100,28 @@ export function createReversalActivities(deps: ActivityDeps) {
     /** Hands a refund or dispute to its reversal workflow (signal-with-start). */
     async followReversal(ref: PaymentRef, event: RefundEvent | DisputeEvent): Promise<string> {
       return deps.followUps.followReversal(ref, event);
+    },
+
+    /** How a refund's reversal workflow ended; undefined while it still runs. */
+    async reversalOutcome(
+      donationId: string,
+      refundId: string,
+    ): Promise<ReversalOutcome | 'closed' | undefined> {
+      return deps.followUps.reversalOutcome(donationId, refundId);
+    },
+
+    /**
+     * A late payment whose refund did not give the money back: a donation still holding it goes
+     * to review with `reason`; one refunded, disputed or already held is left as it is.
+     */
+    async holdLateRefund(
+      donationId: string,
+      reason: string,
+    ): Promise<{ held: boolean; status: DonationStatus }> {
+      const held = await deps.donations.markKeptMoneyForReview(donationId, reason);
+      const donation = await deps.donations.findById(donationId);
+      if (!donation) throw ApplicationFailure.nonRetryable(`No donation ${donationId}`);
+      return { held, status: donation.status };
     },
 
     /** Starts the late-payment workflow of a donation whose workflow closed first. */

@@ -24,7 +24,7 @@ const { postReversal, donationStatus, holdForReview } =
 const { fetchPayment } = proxyActivities<DonationActivities>(moneyActivity);
 
 /** A refund still pending, or money not credited yet, is followed this long before review. */
-const FOLLOW_HORIZON_MS = 7 * 24 * 3600 * 1000;
+export const FOLLOW_HORIZON_MS = 7 * 24 * 3600 * 1000;
 const MAX_CHECK_INTERVAL_MS = 60 * 60 * 1000;
 
 const refundRank: Record<RefundStatus, number> = { PENDING: 0, SUCCEEDED: 1, FAILED: 2 };

@@ -139,6 +139,22 @@ export class DonationRepository {
   }
 
   /**
+   * Sends a credited donation that still holds money (`CONFIRMED`, `PARTIALLY_REFUNDED`) to
+   * review: a late payment whose refund failed. A refunded, disputed or held one is left alone.
+   */
+  async markKeptMoneyForReview(id: string, reason: string): Promise<boolean> {
+    const updated = await this.db
+      .updateTable('donations')
+      .set({ status: 'NEEDS_REVIEW', failure_reason: reason, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('confirmed_at', 'is not', null)
+      .where('status', 'in', ['CONFIRMED', 'PARTIALLY_REFUNDED'])
+      .returning('id')
+      .executeTakeFirst();
+    return updated !== undefined;
+  }
+
+  /**
    * A page (after `afterId`, by id) of the donations created within `windowDays` whose money can
    * still move at their provider: credited ones (refunds, disputes) and those never credited but
    * closed or dead-lettered (a late payment). Reconciliation reads each one's provider record.

@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import {
   latePaymentWorkflowId,
@@ -22,6 +22,7 @@ import type {
   RefundEvent,
   RefundRequestInput,
   RefundRequestWorkflow,
+  ReversalOutcome,
   ReversalWorkflow,
 } from '../../workflows/contracts';
 
@@ -68,6 +69,27 @@ export class FollowUpWorkflows {
       },
     );
     return workflowId;
+  }
+
+  /**
+   * How a refund's reversal workflow ended: its outcome, `closed` when it closed without one
+   * (failed, terminated), undefined while it runs or before it starts. Read, never waited on.
+   */
+  async reversalOutcome(
+    donationId: string,
+    refundId: string,
+  ): Promise<ReversalOutcome | 'closed' | undefined> {
+    const workflowId = reversalWorkflowId(donationId, 'refund', refundId);
+    try {
+      const { status, runId } = await this.temporal.workflow.getHandle(workflowId).describe();
+      if (status.name === 'RUNNING') return undefined;
+      if (status.name !== 'COMPLETED') return 'closed';
+      const handle = this.temporal.workflow.getHandle<ReversalWorkflow>(workflowId, runId);
+      return (await handle.result()).outcome;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
   }
 
   /** Has the payment's provider record read again (signal-with-start); returns the ID. */

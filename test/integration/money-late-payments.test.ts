@@ -186,6 +186,42 @@ describe('late payments', () => {
     expect(await totalsOf(stack, campaignId)).toEqual({ confirmed_amount: 0, donation_count: 0 });
   });
 
+  it.each([
+    ['denies', { refundOutcome: 'denied' as const }],
+    ['fails', { refundOutcome: 'failed' as const, refundSettleMs: 0 }],
+  ])(
+    'holds in NEEDS_REVIEW a late payment to a closed campaign whose refund the provider %s',
+    async (_, refundPlan) => {
+      const id = await donate(stack, campaignId, 35_000, refundPlan);
+      const payment = await paymentOf(stack, id);
+      expect(await workflowResult(stack, id)).toMatchObject({ status: 'EXPIRED' });
+      await stack.db
+        .updateTable('campaigns')
+        .set({ status: 'CLOSED' })
+        .where('id', '=', campaignId)
+        .execute();
+
+      stack.simulator.transition(payment, 'settled');
+      expect(await closedResult<LatePaymentResult>(stack, latePaymentWorkflowId(id))).toEqual({
+        outcome: 'needs-review',
+        donationStatus: 'NEEDS_REVIEW',
+        reason: 'late-payment-refund-failed',
+      });
+      const refunds = stack.simulator.payment(payment)?.refunds ?? [];
+      expect(refunds).toEqual([expect.objectContaining({ status: 'failed', amount: 35_000 })]);
+      expect(await rowOf(stack, id)).toMatchObject({
+        status: 'NEEDS_REVIEW',
+        failure_reason: 'late-payment-refund-failed',
+      });
+      // Credited and not given back: the money stays visible in the ledger and the total.
+      expect(await ledgerOf(stack, id)).toEqual([ledgerEntry('DONATION', '', 35_000)]);
+      expect(await totalsOf(stack, campaignId)).toEqual({
+        confirmed_amount: 35_000,
+        donation_count: 1,
+      });
+    },
+  );
+
   it('takes a success that arrives while the decline is being recorded', async () => {
     const id = await donate(stack, campaignId, 25_000);
     const payment = await paymentOf(stack, id);

@@ -56,7 +56,8 @@ class Builder {
 
   /**
    * The payment succeeds. Late (the donation closed without it) to a closed campaign, galang
-   * refunds it: how the provider answers that refund is drawn here.
+   * refunds it: how the provider answers that refund is drawn here. A denial leaves the money
+   * credited, and galang holds it for review before anything else moves.
    */
   pay(): void {
     const view = this.model.view();
@@ -64,15 +65,17 @@ class Builder {
     // A closed campaign's answer depends on the success being late: the failure that closed
     // the donation is decided before the money comes, or the two race and either is right.
     if (late && !view.campaignOpen) this.settle();
-    const starts = this.caps.operatorRefundStarts.filter((s) => s !== 'denied');
+    const starts = this.caps.operatorRefundStarts;
     const lateRefund = this.model.view().refundsSuccess
       ? this.rng.weighted<RefundStart>([
-          ['pending', starts.includes('pending') ? 50 : 0],
-          ['succeeded', starts.includes('succeeded') ? 50 : 0],
+          ['pending', starts.includes('pending') ? 40 : 0],
+          ['succeeded', starts.includes('succeeded') ? 40 : 0],
+          ['denied', starts.includes('denied') ? 20 : 0],
         ])
       : undefined;
     this.push({ kind: 'payment', to: 'settled', ...(lateRefund && { lateRefund }) });
     this.latePending = late;
+    if (lateRefund === 'denied') this.settle();
   }
 
   /**
@@ -131,15 +134,15 @@ function refundAmount(rng: Rng, left: number): number {
 }
 
 /**
- * Ends one pending refund; a succeeded one may fail afterwards, as Stripe's can. galang's
- * refund of a late payment always succeeds here: what galang does when the provider will not
- * give a late payment back is not stated (docs/donation-lifecycle.md), so no model says it.
+ * Ends one pending refund; a succeeded one may fail afterwards, as Stripe's can. A failed
+ * refund of a late payment leaves it credited: the history waits for galang to hold it for
+ * review (docs/donation-lifecycle.md, "Late payments") before anything else moves.
  */
 function endRefund(b: Builder, refund: string): void {
-  const fails = b.caps.refundFails && refund !== LATE_REFUND;
-  const to = !fails || b.rng.chance(0.7) ? 'succeeded' : 'failed';
+  const to = !b.caps.refundFails || b.rng.chance(0.7) ? 'succeeded' : 'failed';
   b.push({ kind: 'refund-update', refund, to });
   if (to === 'succeeded') maybeFailLater(b, refund);
+  else if (refund === LATE_REFUND) b.settle();
 }
 
 function maybeFailLater(b: Builder, refund: string): void {
@@ -152,12 +155,14 @@ function maybeFailLater(b: Builder, refund: string): void {
   b.push({ kind: 'refund-update', refund, to: 'failed' });
 }
 
-function oneRefund(b: Builder, operator: boolean): void {
+function oneRefund(b: Builder, asOperator: boolean): void {
   const { rng, caps } = b;
   // The provider refuses a second refund while one is pending: end it first.
   if (caps.onePendingRefund) for (const r of b.model.view().pendingRefunds) endRefund(b, r);
   const view = b.model.view();
   if (view.refundable < 1) return;
+  // galang's API refunds only what it shows CONFIRMED or PARTIALLY_REFUNDED (not one held).
+  const operator = asOperator && ['CONFIRMED', 'PARTIALLY_REFUNDED'].includes(view.status);
   const amount = refundAmount(rng, view.refundable);
   const starts = operator ? caps.operatorRefundStarts : caps.providerRefundStarts;
   const start = rng.weighted<RefundStart>([

@@ -274,6 +274,11 @@ export class MoneyModel {
       // Its REFUND was never posted (nothing credited yet): the give-back has nothing to undo.
       this.waiting = this.waiting.filter((w) => w.ref !== name);
       this.outcomes[name] = 'no-money-moved';
+      // A late payment galang could not give back is held for an operator, never kept quietly;
+      // the next entry posted derives the status from the net again.
+      if (name === LATE_REFUND && ['CONFIRMED', 'PARTIALLY_REFUNDED'].includes(this.status)) {
+        this.status = 'NEEDS_REVIEW';
+      }
     }
   }
 

@@ -22,7 +22,8 @@ import { testState } from './test-env';
 /**
  * The worker's real activities on the test Postgres (and Redis), for workflow tests whose claim
  * is about the ledger. Only the provider's status read is scripted; the hand-offs to other
- * workflows (late payment, reversal) answer an id and are recorded.
+ * workflows (late payment, reversal) answer an id and are recorded, and a refund's reversal
+ * ends as `reversals.end` says.
  */
 export async function ledgerActivities(read: () => PaymentSnapshot) {
   const state = testState();
@@ -38,9 +39,16 @@ export async function ledgerActivities(read: () => PaymentSnapshot) {
       return { refundId: `re_${refunds.length}`, status: 'PENDING', amount: request.amount };
     },
   };
-  const handOffs: Pick<FollowUpWorkflows, 'startLatePayment' | 'followReversal'> = {
+  const reversals: { end: FollowUpWorkflows['reversalOutcome'] } = {
+    end: async () => 'no-money-moved',
+  };
+  const handOffs: Pick<
+    FollowUpWorkflows,
+    'startLatePayment' | 'followReversal' | 'reversalOutcome'
+  > = {
     startLatePayment: async (input) => ({ workflowId: `late-${input.donationId}`, started: true }),
     followReversal: async (ref) => `reversal-${ref.donationId}`,
+    reversalOutcome: (donationId, refundId) => reversals.end(donationId, refundId),
   };
   const deps: ActivityDeps = {
     donations: new DonationRepository(db),
@@ -59,6 +67,8 @@ export async function ledgerActivities(read: () => PaymentSnapshot) {
     deps,
     /** The refunds asked of the provider, in order. */
     refunds,
+    /** How a refund's reversal workflow ends (read by a late payment); set by the test. */
+    reversals,
     ...stubs,
     close: async () => {
       redis.disconnect();

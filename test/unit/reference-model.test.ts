@@ -87,7 +87,7 @@ describe('the reference model: the payment', () => {
 
 describe('the reference model: a campaign closed mid-history', () => {
   const close: HistoryStep = { kind: 'close-campaign' };
-  const lateRefunded = (start: 'pending' | 'succeeded'): HistoryStep => ({
+  const lateRefunded = (start: 'pending' | 'succeeded' | 'denied'): HistoryStep => ({
     kind: 'payment',
     to: 'settled',
     lateRefund: start,
@@ -125,6 +125,32 @@ describe('the reference model: a campaign closed mid-history', () => {
     expect(expectedMoney(history(pending))).toMatchObject({ status: 'CONFIRMED', net: 50_000 });
     const ended = [...pending, { kind: 'refund-update', refund: 'late', to: 'succeeded' } as const];
     expect(expectedMoney(history(ended))).toMatchObject({ status: 'REFUNDED', net: 0 });
+  });
+
+  it('holds in review a late payment whose refund the provider denied or failed', () => {
+    const held = {
+      status: 'NEEDS_REVIEW',
+      entries: [donation],
+      net: 50_000,
+      campaign: { amount: 50_000, count: 1 },
+      reversals: { late: 'no-money-moved' },
+    };
+    expect(expectedMoney(history([{ kind: 'deadline' }, close, lateRefunded('denied')]))).toEqual(
+      held,
+    );
+    const failed: HistoryStep[] = [
+      { kind: 'payment', to: 'expired' },
+      close,
+      lateRefunded('pending'),
+      { kind: 'refund-update', refund: 'late', to: 'failed' },
+    ];
+    expect(expectedMoney(history(failed))).toEqual(held);
+    // The next money the provider moves derives the status from the net again.
+    const after = [
+      ...failed,
+      { kind: 'refund', refund: 'r1', amount: 50_000, start: 'succeeded' } as const,
+    ];
+    expect(expectedMoney(history(after))).toMatchObject({ status: 'REFUNDED', net: 0 });
   });
 
   it('holds a late payment it cannot refund for review, crediting nothing', () => {
@@ -355,12 +381,14 @@ describe('the history generator', () => {
   });
 
   it('closes campaigns mid-history: a late payment is refunded where it can be, else held', () => {
-    const seen = { refunded: 0, held: 0 };
+    const seen = { refunded: 0, held: 0, refundFailed: 0 };
+    const moves = ['payment', 'refund', 'operator-refund', 'refund-update', 'dispute'];
     for (let index = 0; index < 600; index++) {
       for (const profile of ['simulator', 'simulator-va'] as const) {
         const generated = generateHistory(2024, index, profile);
         const model = new MoneyModel(generated);
         let held = false;
+        let refundFailed = false;
         for (const [i, step] of generated.steps.entries()) {
           const before = model.view();
           const late =
@@ -368,9 +396,24 @@ describe('the history generator', () => {
           if (late && !before.credited && !before.campaignOpen && !generated.refundable)
             held = true;
           model.apply(step, i);
+          const fails =
+            (step.kind === 'payment' && step.lateRefund === 'denied') ||
+            (step.kind === 'refund-update' && step.refund === 'late' && step.to === 'failed');
+          if (fails) {
+            // Credited and not given back: held for an operator, and galang goes quiet first.
+            refundFailed = true;
+            expect(model.view().status).toBe('NEEDS_REVIEW');
+            const rest = generated.steps.slice(i + 1);
+            const next = rest.findIndex((later) => moves.includes(later.kind));
+            const gap = next < 0 ? rest : rest.slice(0, next);
+            expect(gap).toContainEqual({ kind: 'settle' });
+          }
         }
         const expected = model.result();
-        if (generated.steps.some((step) => step.kind === 'payment' && step.lateRefund)) {
+        if (refundFailed) {
+          seen.refundFailed++;
+          expect(expected.reversals.late).toBe('no-money-moved');
+        } else if (generated.steps.some((step) => step.kind === 'payment' && step.lateRefund)) {
           seen.refunded++;
           expect(expected.entries).toContainEqual({
             type: 'REFUND',
@@ -386,6 +429,7 @@ describe('the history generator', () => {
     }
     expect(seen.refunded).toBeGreaterThan(10);
     expect(seen.held).toBeGreaterThan(10);
+    expect(seen.refundFailed).toBeGreaterThan(10);
   });
 
   it('makes valid, finished histories that reach every step and every ending', () => {

@@ -1,5 +1,6 @@
 import { refundIdempotencyKey } from '../../src/providers/refund-keys';
 import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { LateDecision } from '../../activities/reversal-activities';
 import {
@@ -9,19 +10,37 @@ import {
   reversalWorkflowId,
 } from '../../workflows/contracts';
 import type {
+  DonationStatus,
   LatePaymentInput,
   LatePaymentWorkflow,
   PaymentStatus,
   RefundRequestInput,
   RefundRequestWorkflow,
+  ReversalOutcome,
 } from '../../workflows/contracts';
 import { ledgerActivities, ledgerState, seedDonation } from '../support/ledger-activities';
 import { connectToDevServer, recorded, snapshot, withWorker } from '../support/stub-worker';
+import type { Activities } from '../support/stub-worker';
 
 const REFERENCE = 'pay_late_1';
 const AMOUNT = 25_000;
 
-function lateStubs(provider: { status: PaymentStatus; amount: number }, decision: LateDecision) {
+/** How the late refund's reversal reads, call by call (the last answer repeats). */
+type ReversalReads = (ReversalOutcome | 'closed' | undefined)[];
+
+/** How the late refund goes: its reversal's reads, the hold's answer, the request itself. */
+interface RefundScript {
+  reversal?: ReversalReads;
+  held?: { held: boolean; status: DonationStatus };
+  requestRefund?: Activities['requestRefund'];
+}
+
+function lateStubs(
+  provider: { status: PaymentStatus; amount: number },
+  decision: LateDecision,
+  script: RefundScript = {},
+) {
+  const reads = [...(script.reversal ?? ['posted'])];
   return recorded({
     fetchPayment: async (_provider, reference) =>
       snapshot(reference, provider.status, provider.amount),
@@ -35,13 +54,13 @@ function lateStubs(provider: { status: PaymentStatus; amount: number }, decision
     donationStatus: async () => ({ status: 'EXPIRED', credited: false }),
     reviewLatePayment: async () => 'NEEDS_REVIEW',
     followProviderTruth: async () => 0,
-    requestRefund: async (input) => ({
-      refundId: 're_late',
-      status: 'PENDING',
-      amount: input.amount,
-    }),
+    requestRefund:
+      script.requestRefund ??
+      (async (input) => ({ refundId: 're_late', status: 'PENDING', amount: input.amount })),
     followReversal: async (ref, event) =>
       reversalWorkflowId(ref.donationId, event.kind, event.eventKey),
+    reversalOutcome: async () => (reads.length > 1 ? reads.shift() : reads[0]),
+    holdLateRefund: async () => script.held ?? { held: false, status: 'REFUNDED' },
   });
 }
 
@@ -117,9 +136,76 @@ describe('late payment and refund request workflows with stub activities', () =>
     expect(await runLate(stubs, input)).toEqual({
       outcome: 'needs-review',
       donationStatus: 'NEEDS_REVIEW',
+      reason: 'late-payment-not-refundable',
     });
     expect(stubs.names()).toEqual(['fetchPayment', 'decideLatePayment', 'reviewLatePayment']);
     expect(stubs.argsOf('decideLatePayment')).toEqual([[input.donationId]]);
+  });
+
+  const refundPath = [
+    'fetchPayment',
+    'decideLatePayment',
+    'confirmDonation',
+    'followProviderTruth',
+    'requestRefund',
+    'followReversal',
+  ];
+
+  it('follows the late refund until its reversal posted it, then reports it refunded', async () => {
+    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'refund', {
+      reversal: [undefined, 'posted'],
+    });
+    const input = lateInput();
+    expect(await runLate(stubs, input)).toEqual({
+      outcome: 'refunded',
+      donationStatus: 'REFUNDED',
+    });
+    expect(stubs.names()).toEqual([
+      ...refundPath,
+      'reversalOutcome',
+      'reversalOutcome',
+      'holdLateRefund',
+    ]);
+    expect(stubs.argsOf('reversalOutcome')[0]).toEqual([input.donationId, 're_late']);
+  });
+
+  it('holds for review a late payment whose refund the provider denied', async () => {
+    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'refund', {
+      reversal: ['no-money-moved'],
+      held: { held: true, status: 'NEEDS_REVIEW' },
+    });
+    const input = lateInput();
+    expect(await runLate(stubs, input)).toEqual({
+      outcome: 'needs-review',
+      donationStatus: 'NEEDS_REVIEW',
+      reason: 'late-payment-refund-failed',
+    });
+    expect(stubs.names()).toEqual([...refundPath, 'reversalOutcome', 'holdLateRefund']);
+    expect(stubs.argsOf('holdLateRefund')).toEqual([
+      [input.donationId, 'late-payment-refund-failed'],
+    ]);
+  });
+
+  it('holds for review a late payment whose refund request was refused for good', async () => {
+    const stubs = lateStubs({ status: 'PAID', amount: AMOUNT }, 'refund', {
+      held: { held: true, status: 'NEEDS_REVIEW' },
+      requestRefund: async () => {
+        throw ApplicationFailure.nonRetryable(
+          'cannot refund a disputed payment',
+          'ValidationError',
+        );
+      },
+    });
+    const input = lateInput();
+    expect(await runLate(stubs, input)).toEqual({
+      outcome: 'needs-review',
+      donationStatus: 'NEEDS_REVIEW',
+      reason: 'late-payment-refund-refused',
+    });
+    expect(stubs.argsOf('holdLateRefund')).toEqual([
+      [input.donationId, 'late-payment-refund-refused'],
+    ]);
+    expect(stubs.names()).not.toContain('reversalOutcome');
   });
 
   it('asks the provider for a refund once, then hands the refund to its reversal', async () => {
@@ -224,6 +310,7 @@ describe('late payment workflow on the real ledger', () => {
     await expect(runLate(seeded)).resolves.toEqual({
       outcome: 'needs-review',
       donationStatus: 'NEEDS_REVIEW',
+      reason: 'late-payment-amount-mismatch',
     });
     expect(await ledgerState(real.db, seeded.donationId, seeded.campaignId)).toEqual({
       entries: [],
@@ -237,13 +324,23 @@ describe('late payment workflow on the real ledger', () => {
     const closed = { endsAt: new Date(Date.now() - 3_600_000) };
     const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED', closed);
     const before = real.refunds.length;
+    // The refund's reversal posts it as the provider reports it succeeded.
+    real.reversals.end = async (donationId, refundId) => {
+      const posted = await real.deps.ledger.post(donationId, [
+        { entryType: 'REFUND', externalRef: refundId, amount: AMOUNT },
+      ]);
+      return posted.refused === undefined ? 'posted' : 'needs-review';
+    };
     await expect(runLate(seeded)).resolves.toEqual({
       outcome: 'refunded',
-      // Credited; the refund is pending at the provider and its reversal workflow posts it.
-      donationStatus: 'CONFIRMED',
+      donationStatus: 'REFUNDED',
     });
     const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
-    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([['DONATION', AMOUNT]]);
+    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([
+      ['DONATION', AMOUNT],
+      ['REFUND', -AMOUNT],
+    ]);
+    expect(after.total).toBe(0);
     expect(real.refunds.slice(before)).toEqual([
       {
         idempotencyKey: refundIdempotencyKey(seeded.donationId, 'late-payment'),
@@ -264,5 +361,24 @@ describe('late payment workflow on the real ledger', () => {
     expect(description.type).toBe(WorkflowType.refundRequest);
     expect(description.status.name).toBe('COMPLETED');
     expect(description.parentExecution?.workflowId).toBe(latePaymentWorkflowId(seeded.donationId));
+  });
+
+  it('holds in NEEDS_REVIEW a late payment to a closed campaign whose refund failed', async () => {
+    providerSays = { status: 'PAID', amount: AMOUNT };
+    const closed = { endsAt: new Date(Date.now() - 3_600_000) };
+    const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED', closed);
+    // The provider denied the refund: its reversal moved no money.
+    real.reversals.end = async () => 'no-money-moved';
+    await expect(runLate(seeded)).resolves.toEqual({
+      outcome: 'needs-review',
+      donationStatus: 'NEEDS_REVIEW',
+      reason: 'late-payment-refund-failed',
+    });
+    const after = await ledgerState(real.db, seeded.donationId, seeded.campaignId);
+    expect(after.entries.map((e) => [e.entry_type, e.amount])).toEqual([['DONATION', AMOUNT]]);
+    expect(after.total).toBe(AMOUNT);
+    expect(after.status).toBe('NEEDS_REVIEW');
+    const row = await real.deps.donations.findById(seeded.donationId);
+    expect(row?.failureReason).toBe('late-payment-refund-failed');
   });
 });

@@ -70,7 +70,23 @@ export interface LatePaymentInput extends PaymentRef {
 
 export type LatePaymentOutcome = 'credited' | 'refunded' | 'not-paid' | 'needs-review';
 
+/**
+ * Why a late payment is left to an operator, as `galang_donations_needs_review{reason}` counts
+ * it. The refund ones are also the held donation's `failure_reason`.
+ */
+export type LateReviewReason =
+  | 'late-payment-amount-mismatch'
+  | 'late-payment-not-refundable'
+  /** The refund request failed for good (the provider refused it, or it ran out of time). */
+  | 'late-payment-refund-refused'
+  /** The provider denied or failed the refund: the money is still credited. */
+  | 'late-payment-refund-failed'
+  /** The refund's reversal did not end in time, or ended in review. */
+  | 'late-payment-refund-unsettled';
+
 export interface LatePaymentResult {
   outcome: LatePaymentOutcome;
   donationStatus: DonationStatus;
+  /** Why, when the outcome is `needs-review`. */
+  reason?: LateReviewReason;
 }
