@@ -14,7 +14,8 @@ import { createServices } from './create-services';
 import type { Logger } from 'pino';
 import { createProviders } from './open-resources';
 import { closeRedis, openRedis } from '../db/redis-connection';
-import { buildWorkerMetricsServer, loopbackPort } from './worker-metrics-server';
+import { loopbackPort } from './loopback-port';
+import { buildWorkerMetricsServer } from './worker-metrics-server';
 
 /** A started part of the pipeline and how to stop it. */
 export interface Running {

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
@@ -37,18 +36,4 @@ export async function buildWorkerMetricsServer(
     token: config.http.metricsToken,
   });
   return app;
-}
-
-/** A loopback port nothing listens on right now, for the SDK's exporter (chosen by the kernel). */
-export function loopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => {
-        resolve(port);
-      });
-    });
-  });
 }

@@ -5,9 +5,8 @@ import { donationWorkflowId, refundRequestWorkflowId } from '../../workflows/con
 import { AuditRepository } from '../../src/audit/audit-repository';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import type { AuditRecord } from '../../src/audit/audit-entry';
-import { runOps } from '../../src/ops/cli';
-import { createOpsContext } from '../../src/runtime/create-services';
 import { waitForStatus } from '../support/donations';
+import { opsWith } from '../support/ops';
 import { createOwnDatabase } from '../support/own-database';
 import type { OwnDatabase } from '../support/own-database';
 import { donate } from '../support/reconciliation';
@@ -73,25 +72,8 @@ describe('audit log', () => {
   };
 
   /** The ops CLI in this process, run by `actor` (OPS_ACTOR). */
-  const ops = async (actor: string, ...argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runOps(
-      argv,
-      { out: (text) => out.push(text), err: (text) => err.push(text) },
-      async () =>
-        createOpsContext(
-          { ...stack.config, opsActor: actor },
-          {
-            db: stack.db,
-            redis: stack.redis,
-            temporal: stack.temporal,
-            providers: stack.providers,
-          },
-        ),
-    );
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  };
+  const ops = (actor: string, ...argv: string[]) =>
+    opsWith(stack, { ...stack.config, opsActor: actor }, ...argv);
 
   it('records each operator action over HTTP with who, what, on what, from where and how it ended', async () => {
     const campaignId = await createCampaign(stack.db);

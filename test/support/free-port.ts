@@ -1,15 +1,2 @@
-import net from 'node:net';
-
-/** A TCP port nothing listens on right now, chosen by the kernel. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => {
-        resolve(port);
-      });
-    });
-  });
-}
+/** A TCP port nothing listens on right now, chosen by the kernel (the worker's own helper). */
+export { loopbackPort as freePort } from '../../src/runtime/loopback-port';

@@ -1,0 +1,15 @@
+import net from 'node:net';
+
+/** A loopback TCP port nothing listens on right now, chosen by the kernel. */
+export function loopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => {
+        resolve(port);
+      });
+    });
+  });
+}
