@@ -82,9 +82,17 @@ describe('the idempotency store on a full disk', () => {
       // The claim was released: the retry runs again (and meets the full disk again), no 409.
       await expectStoreUnavailable(await post(key));
       expect(stack.simulator.chargeCount(`${id}:create`)).toBe(1);
+      // A node that cannot use its own store leaves the rotation.
+      const unready = await fetch(`${api.url}/readyz`);
+      expect(unready.status).toBe(503);
+      expect(await unready.json()).toMatchObject({ status: 'unready', checks: { lmdb: 'down' } });
     } finally {
       answers.free();
     }
+    // Back once a write succeeds again: readiness tries one itself.
+    const ready = await fetch(`${api.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { lmdb: 'up' } });
     const accepted = await post(key);
     expect(accepted.status).toBe(202);
     const body = (await accepted.json()) as { id: string };
