@@ -10,7 +10,12 @@ import type { Stack } from './stack';
  */
 export function spawnWorker(
   stack: Stack,
-  options: { metricsPort?: number; env?: Record<string, string> } = {},
+  options: {
+    metricsPort?: number;
+    env?: Record<string, string>;
+    /** The line to resolve on; by default the one saying it polls. */
+    until?: (line: string) => boolean;
+  } = {},
 ): Promise<ChildEntry> {
   return spawnEntry(
     'worker',
@@ -19,7 +24,7 @@ export function spawnWorker(
       WORKER_METRICS_PORT: String(options.metricsPort ?? 0),
       ...options.env,
     },
-    (line) => line.includes('worker polling'),
+    options.until ?? ((line) => line.includes('worker polling')),
   );
 }
 
