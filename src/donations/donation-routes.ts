@@ -31,6 +31,7 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
           'campaign-closed',
           'currency-mismatch',
           'unsupported-currency',
+          'provider-closing',
           'payment-declined',
         ],
       },

@@ -1,6 +1,7 @@
 import { createDatabase } from '../db/database';
 import { runEntry } from '../runtime/entry';
-import { waitForPostgres } from '../runtime/boot-waits';
+import { checkProvidersAtBoot, waitForPostgres } from '../runtime/boot-waits';
+import { createProviders } from '../runtime/open-resources';
 import { installWorkerRuntime, startWorker } from '../runtime/start-parts';
 import { WORKER_READY_MESSAGE } from '../runtime/worker-processes';
 
@@ -14,6 +15,7 @@ runEntry('worker', async (config, log, parts) => {
   const db = createDatabase({ connectionString: config.databaseUrl, max: 10 });
   parts.push({ name: 'db', stop: () => db.destroy() });
   await waitForPostgres(config, db, log);
+  await checkProvidersAtBoot(config, db, createProviders(config), log);
   parts.push(await startWorker(config, db, log));
   log.info(
     { taskQueue: config.temporal.taskQueue, metricsPort: config.workerMetricsPort || undefined },

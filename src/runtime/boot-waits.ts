@@ -2,7 +2,13 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config';
 import type { Db } from '../db/database';
 import { isPostgresMisconfiguration } from '../db/postgres-misconfiguration';
-import { waitUntilUp } from '../resilience/wait-until-up';
+import { DonationRepository } from '../donations/donation-repository';
+import {
+  ProvidersStillOpenError,
+  checkOpenDonationProviders,
+} from '../donations/open-provider-check';
+import type { ProviderRegistry } from '../providers/payment-provider';
+import { PermanentBootError, waitUntilUp } from '../resilience/wait-until-up';
 import {
   describeTemporalFailure,
   isTemporalMisconfiguration,
@@ -36,4 +42,40 @@ export function waitForTemporal<T>(
     isPermanent: isTemporalMisconfiguration,
     describe: (error) => describeTemporalFailure(error, config.temporal.namespace),
   });
+}
+
+/**
+ * Refuses to boot while donations are open on a provider this configuration does not set up
+ * (their payments would never be credited); logs how many each closing provider still has.
+ */
+export async function checkProvidersAtBoot(
+  config: Config,
+  db: Db,
+  providers: ProviderRegistry,
+  log: Logger,
+): Promise<void> {
+  const donations = new DonationRepository(db);
+  let closing: Map<string, number>;
+  try {
+    closing = await waitUntilUp(
+      'Postgres',
+      () =>
+        checkOpenDonationProviders(donations, new Set(providers.keys()), config.payments.closing),
+      {
+        log,
+        isPermanent: (error) =>
+          error instanceof ProvidersStillOpenError || isPostgresMisconfiguration(error),
+      },
+    );
+  } catch (error) {
+    if (error instanceof PermanentBootError && error.cause instanceof ProvidersStillOpenError) {
+      throw new PermanentBootError(`payment providers: ${error.cause.message}`, {
+        cause: error.cause,
+      });
+    }
+    throw error;
+  }
+  for (const [provider, open] of closing) {
+    log.info({ provider, openDonations: open }, 'provider closing: it takes no new donations');
+  }
 }

@@ -15,7 +15,7 @@ import { bundleWorkflows, createDonationWorker } from './donation-worker';
 import { createServices } from './create-services';
 import type { Logger } from 'pino';
 import { createProviders } from './open-resources';
-import { waitForPostgres, waitForTemporal } from './boot-waits';
+import { checkProvidersAtBoot, waitForPostgres, waitForTemporal } from './boot-waits';
 import { closeRedis, openRedis } from '../db/redis-connection';
 
 /** A started part of the pipeline and how to stop it. */
@@ -62,6 +62,7 @@ export async function startApi(config: Config, log: Logger): Promise<ApiHandle> 
     max: config.webhookPoolSize,
   });
   const boot = new BootState();
+  const providers = createProviders(config);
   const app = await buildApp({
     config,
     db,
@@ -70,13 +71,14 @@ export async function startApi(config: Config, log: Logger): Promise<ApiHandle> 
     idempotencyStore,
     temporal,
     metrics,
-    providers: createProviders(config),
+    providers,
     defaultProvider: config.payments.provider,
     boot,
   });
   const url = await app.listen({ host: config.host, port: config.port });
   const booted = (async () => {
     await waitForPostgres(config, db, log);
+    await checkProvidersAtBoot(config, db, providers, log);
     await waitForTemporal(config, log, () => checkTemporal(temporal, config.temporal));
     boot.markReady();
   })();

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
@@ -9,6 +8,7 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { removeStoreFiles } from '../../src/idempotency/claims-location';
 import { apiEnv, spawnApi } from '../support/api-process';
+import { runUntilExit } from '../support/child-entry';
 import { postDonation } from '../support/donations';
 import { createCampaign, donationBody, eventually, startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
@@ -18,26 +18,7 @@ import { makeTestPki, startTlsTerminator } from '../support/tls';
 import type { TestPki, TlsTerminator } from '../support/tls';
 import { spawnWorker, workerEnv } from '../support/worker-process';
 
-const root = path.resolve(__dirname, '../..');
 const SERVER_NAME = 'temporal.galang.test';
-
-/** Runs an entry point with `env` until it exits; resolves with its exit code and stderr. */
-function runUntilExit(entry: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `src/entry/${entry}.ts`], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('exit', (code) => {
-      resolve({ code, stderr });
-    });
-  });
-}
 
 /**
  * Boot with a dependency that is not up yet: the API and the worker wait for Postgres and

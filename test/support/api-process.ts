@@ -1,7 +1,13 @@
 import type { Config } from '../../src/config/config';
 import { spawnEntry } from './child-entry';
 import type { ChildEntry } from './child-entry';
-import { CLIENT_SECRET, OPERATOR_SECRET, OTHER_CLIENT_SECRET, UNLIMITED } from './stack';
+import {
+  ALL_PROVIDERS_ENV,
+  CLIENT_SECRET,
+  OPERATOR_SECRET,
+  OTHER_CLIENT_SECRET,
+  UNLIMITED,
+} from './stack';
 
 export interface ApiProcess extends ChildEntry {
   url: string;
@@ -25,6 +31,7 @@ export function apiEnv(config: Config): Record<string, string> {
     INBOX_REDELIVERY_INTERVAL_MS: String(config.inboxRedeliveryIntervalMs),
     EARLY_RETURN_MS: String(config.earlyReturn.budgetMs),
     ...UNLIMITED,
+    ...ALL_PROVIDERS_ENV,
   };
 }
 

@@ -89,3 +89,32 @@ export async function spawnEntry(
     },
   };
 }
+
+/**
+ * Runs an entry point with only `env` until it exits, for a boot that must be refused; one
+ * still running after `timeoutMs` is killed and reported with code null.
+ */
+export function runUntilExit(
+  entry: string,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `src/entry/${entry}.ts`], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}

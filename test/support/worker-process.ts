@@ -1,5 +1,6 @@
 import { spawnEntry } from './child-entry';
 import type { ChildEntry } from './child-entry';
+import { ALL_PROVIDERS_ENV } from './stack';
 import type { Stack } from './stack';
 
 /**
@@ -43,5 +44,6 @@ export function workerEnv(stack: Stack): Record<string, string> {
     OPERATOR_KEYS: 'unused:unused-secret',
     // Test files share a database: reconciliation runs only where a test starts it.
     RECONCILE_INTERVAL_SECONDS: '0',
+    ...ALL_PROVIDERS_ENV,
   };
 }
