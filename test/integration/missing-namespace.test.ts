@@ -30,4 +30,10 @@ describe('an API on a namespace Temporal does not have', () => {
     expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
     expect(response.json()).toMatchObject({ status: 503, code: 'service-unavailable' });
   });
+
+  it('reports Temporal degraded: the server answers, the namespace does not', async () => {
+    const readyz = await stack.app.inject({ method: 'GET', url: '/readyz' });
+    expect(readyz.statusCode).toBe(200);
+    expect(readyz.json()).toMatchObject({ status: 'degraded', degraded: ['temporal'] });
+  });
 });
