@@ -70,7 +70,10 @@ export interface Config {
   /** A payment that succeeded after its donation closed: credit while the campaign is open, or refund. */
   readonly latePaymentPolicy: 'credit' | 'refund';
   readonly simulator: {
-    /** Only the simulator's provider, and so its webhook route, exists when it is the provider. */
+    /**
+     * Only the simulator's provider, and so its webhook route, exists when it is the provider
+     * (or a closing one).
+     */
     readonly enabled: boolean;
     readonly url: string;
     readonly port: number;
@@ -165,7 +168,8 @@ export function loadConfig(source: Env = process.env): Config {
   const temporalAddress = reader.string('TEMPORAL_ADDRESS', '127.0.0.1:7233');
   const temporalUiPort = reader.port('TEMPORAL_UI_PORT', 8233);
   const payments = readPayments(reader, problems, production);
-  const simulatorEnabled = payments.provider === 'simulator';
+  const simulatorEnabled =
+    payments.provider === 'simulator' || payments.closing.includes('simulator');
 
   const apiKeys = reader.keyList('API_KEYS', production ? undefined : DEV_API_KEYS);
   const operatorKeys = reader.keyList('OPERATOR_KEYS', production ? undefined : DEV_OPERATOR_KEYS);
@@ -286,7 +290,9 @@ export function loadConfig(source: Env = process.env): Config {
   if (production) {
     if (simulatorEnabled && !reader.boolean('ALLOW_SIMULATOR', false)) {
       problems.push(
-        'PAYMENT_PROVIDER=simulator moves no money: refused in production unless ALLOW_SIMULATOR=true',
+        payments.provider === 'simulator'
+          ? 'PAYMENT_PROVIDER=simulator moves no money: refused in production unless ALLOW_SIMULATOR=true'
+          : 'PROVIDERS_CLOSING=simulator: the simulator moves no money, refused in production unless ALLOW_SIMULATOR=true',
       );
     }
     const sandboxes = providerSandboxProblems(payments);

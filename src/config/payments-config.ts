@@ -7,6 +7,12 @@ export type PaymentProviderName = (typeof paymentProviders)[number];
 export interface PaymentsConfig {
   /** The provider new donations use. */
   readonly provider: PaymentProviderName;
+  /**
+   * Providers being retired (PROVIDERS_CLOSING): their credentials stay, their webhooks and
+   * open donations are served until those end, and they take no new donations. Remove one from
+   * the configuration only once none of its donations is open (boot refuses earlier).
+   */
+  readonly closing: readonly PaymentProviderName[];
   readonly midtrans?: { readonly baseUrl: string; readonly serverKeys: readonly string[] };
   readonly xendit?: {
     readonly baseUrl: string;
@@ -25,8 +31,9 @@ export const MIDTRANS_PRODUCTION_URL = 'https://api.midtrans.com';
 export const MIDTRANS_SANDBOX_URL = 'https://api.sandbox.midtrans.com';
 
 /**
- * PAYMENT_PROVIDER and the credentials of each provider set up; the chosen one must have them.
- * Midtrans' base URL defaults to its sandbox only outside production.
+ * PAYMENT_PROVIDER, PROVIDERS_CLOSING and the credentials of each provider set up; the chosen
+ * one and every closing one must have them. Midtrans' base URL defaults to its sandbox only
+ * outside production.
  */
 export function readPayments(
   reader: EnvReader,
@@ -34,6 +41,7 @@ export function readPayments(
   production: boolean,
 ): PaymentsConfig {
   const provider = reader.oneOf('PAYMENT_PROVIDER', paymentProviders, 'simulator');
+  const closing = readClosing(reader, problems);
   const midtransKeys = reader.list('MIDTRANS_SERVER_KEYS', undefined, true);
   const xenditKey = reader.optional('XENDIT_SECRET_KEY');
   const xenditTokens = reader.list('XENDIT_CALLBACK_TOKENS', undefined, true);
@@ -41,6 +49,7 @@ export function readPayments(
   const stripeSecrets = reader.list('STRIPE_WEBHOOK_SECRETS', undefined, true);
   const payments: PaymentsConfig = {
     provider,
+    closing,
     ...(midtransKeys.length > 0 && {
       midtrans: {
         baseUrl: reader.url(
@@ -67,6 +76,13 @@ export function readPayments(
   };
   if (provider !== 'simulator' && payments[provider] === undefined) {
     problems.push(`PAYMENT_PROVIDER is ${provider}, but its credentials are not set`);
+  }
+  for (const name of closing) {
+    if (name !== 'simulator' && payments[name] === undefined) {
+      problems.push(
+        `PROVIDERS_CLOSING lists ${name}, but its credentials are not set: a closing provider keeps them until its donations end`,
+      );
+    }
   }
   if (xenditKey !== undefined && xenditTokens.length === 0) {
     problems.push('XENDIT_CALLBACK_TOKENS is required with XENDIT_SECRET_KEY');
@@ -102,4 +118,20 @@ export function providerSandboxProblems(payments: PaymentsConfig): string[] {
     problems.push(`STRIPE_SECRET_KEY is a Stripe test-mode key (${stripeTestPrefix}…)`);
   }
   return problems;
+}
+
+/** PROVIDERS_CLOSING: comma-separated provider names, each known, none twice. */
+function readClosing(reader: EnvReader, problems: string[]): PaymentProviderName[] {
+  const names = reader.list('PROVIDERS_CLOSING', undefined, true);
+  const known = names.filter((name): name is PaymentProviderName =>
+    (paymentProviders as readonly string[]).includes(name),
+  );
+  for (const name of names) {
+    if (!known.includes(name as PaymentProviderName)) {
+      problems.push(
+        `PROVIDERS_CLOSING must list providers of ${paymentProviders.join(', ')}, got "${name}"`,
+      );
+    }
+  }
+  return [...new Set(known)];
 }

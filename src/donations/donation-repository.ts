@@ -181,6 +181,17 @@ export class DonationRepository {
     return rows.map(toDonation);
   }
 
+  /** How many donations are still open (not yet decided), by their provider. */
+  async countOpenByProvider(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('donations')
+      .select((eb) => ['provider', eb.fn.countAll<string>().as('open')])
+      .where('status', 'in', OPEN_STATUSES)
+      .groupBy('provider')
+      .execute();
+    return new Map(rows.map((row) => [row.provider, Number(row.open)]));
+  }
+
   /** Marks a donation reconciliation will no longer hand back; the first mark stays. */
   async markDeadLetter(id: string, reason: string): Promise<void> {
     await this.db

@@ -52,6 +52,7 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
           'campaign-closed',
           'currency-mismatch',
           'unsupported-currency',
+          'provider-closing',
           'payment-declined',
         ],
       },

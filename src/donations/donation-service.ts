@@ -31,6 +31,8 @@ export interface DonationServiceDeps {
   followUps: FollowUpWorkflows;
   taskQueue: string;
   provider: string;
+  /** Providers being retired (PROVIDERS_CLOSING): they finish their donations, take no new ones. */
+  closingProviders: readonly string[];
   /** Whether that provider's notifications must be confirmed with its status API. */
   verifyWithProvider: boolean;
   paymentTimeoutSeconds: number;
@@ -53,8 +55,9 @@ export class DonationService {
   }
 
   /**
-   * Checks the request against the campaign (cheap, deterministic refusals are answered here
-   * and cached by the idempotency layer), then starts the donation's one workflow and waits,
+   * Checks the request against the provider (a closing one takes no new donations) and the
+   * campaign (cheap, deterministic refusals are answered here and cached by the idempotency
+   * layer), then starts the donation's one workflow and waits,
    * within EARLY_RETURN_MS, until the provider has created the payment: the answer carries what
    * the donor must do to pay, or is PENDING with `paymentAction: null` (the GET shows it once
    * it exists). Starting is idempotent: a running workflow with this ID is reused, a completed
@@ -65,6 +68,11 @@ export class DonationService {
     request: DonationRequest,
     correlationId: string,
   ): Promise<DonationAccepted> {
+    if (this.deps.closingProviders.includes(this.deps.provider)) {
+      throw new AppError('provider-closing', {
+        detail: 'Donations are paused while the payment provider is being retired.',
+      });
+    }
     if (!isSupportedCurrency(request.currency)) {
       throw new AppError('unsupported-currency', {
         detail: `${request.currency} is not accepted.`,

@@ -1,5 +1,4 @@
 import cluster from 'node:cluster';
-import { openDatabase } from '../runtime/open-resources';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
 import { startApi } from '../runtime/start-parts';
@@ -7,6 +6,8 @@ import { startApi } from '../runtime/start-parts';
 /**
  * Production entry point: the HTTP API (run the worker beside it). With API_PROCESSES > 1 this
  * process only supervises that many API processes sharing the port and the LMDB environment.
+ * It listens at once and says `api ready` once booted (Postgres migrated, Temporal reached);
+ * it waits for either rather than exiting, and exits only on a misconfiguration.
  */
 runEntry('api', async (config, log, parts) => {
   if (cluster.isPrimary && config.apiProcesses > 1) {
@@ -15,9 +16,9 @@ runEntry('api', async (config, log, parts) => {
     log.info({ url: api.url, processes: config.apiProcesses }, 'api listening');
     return;
   }
-  const db = await openDatabase(config);
-  parts.push({ name: 'db', stop: () => db.destroy() });
-  const api = await startApi(config, db);
+  const api = await startApi(config, log);
   parts.push(api);
   log.info({ url: api.url, pid: process.pid }, 'api listening');
+  await api.booted;
+  log.info({ url: api.url, pid: process.pid }, 'api ready');
 });

@@ -1,17 +1,22 @@
-import { openDatabase } from '../runtime/open-resources';
+import { createDatabase } from '../db/database';
 import { runEntry } from '../runtime/entry';
+import { checkProvidersAtBoot, waitForPostgres } from '../runtime/boot-waits';
+import { createProviders } from '../runtime/open-resources';
 import { installWorkerRuntime, startWorker, startWorkerMetrics } from '../runtime/start-parts';
 import { WORKER_READY_MESSAGE } from '../runtime/worker-processes';
 
 /**
  * Production entry point: the Temporal worker for the donation task queue. `npm start` runs
- * WORKER_PROCESSES of these beside the API.
+ * WORKER_PROCESSES of these beside the API. It waits for Postgres and Temporal (and its
+ * namespace) with backoff rather than exiting, and exits only on a misconfiguration.
  */
 runEntry('worker', async (config, log, parts) => {
   const exporterUrl = await installWorkerRuntime(config, log);
-  const db = await openDatabase(config);
+  const db = createDatabase({ connectionString: config.databaseUrl, max: 10 });
   parts.push({ name: 'db', stop: () => db.destroy() });
-  parts.push(await startWorker(config, db));
+  await waitForPostgres(config, db, log);
+  await checkProvidersAtBoot(config, db, createProviders(config), log);
+  parts.push(await startWorker(config, db, log));
   if (exporterUrl !== undefined) parts.push(await startWorkerMetrics(config, exporterUrl, log));
   log.info(
     { taskQueue: config.temporal.taskQueue, metricsPort: config.workerMetricsPort || undefined },

@@ -31,6 +31,7 @@ export const errorCatalogue = {
     title: 'Only a confirmed, not yet refunded donation can be refunded',
   },
   'currency-mismatch': { status: 422, title: "The currency differs from the campaign's" },
+  'provider-closing': { status: 422, title: 'The payment provider takes no new donations' },
   'unsupported-currency': { status: 422, title: 'The currency is not supported' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },

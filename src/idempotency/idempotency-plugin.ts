@@ -19,6 +19,7 @@ import type { IdempotencyStore } from './idempotency-store';
 import { withHook } from '../http/route-hooks';
 import { keepJsonBodies, rawDigestOf } from './request-bytes';
 import type { RequestBytes } from './request-bytes';
+import { StoreWriteError } from './store-write-error';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,6 +50,18 @@ export interface IdempotencyPluginOptions {
 
 /** Response headers that are part of the stored answer and are replayed as they were. */
 const KEPT_HEADERS = ['content-type', 'location', 'retry-after'];
+
+/** Seconds a client waits before retrying while the store cannot write (a disk filling up). */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** The answer while the store cannot write: nothing was kept, the same key may be sent again. */
+function storeUnavailable(cause: StoreWriteError): AppError {
+  return new AppError('service-unavailable', {
+    detail: `This node cannot record requests now (its ${cause.environment} store cannot write); retry with the same Idempotency-Key.`,
+    retryAfter: STORE_RETRY_AFTER_SECONDS,
+    cause,
+  });
+}
 
 /** Transient outcomes are not stored: the client's retry with the same key must run again. */
 function isCacheable(statusCode: number): boolean {
@@ -114,11 +127,19 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
     if (!context) return;
     const print = canonicalOf(context, request.body);
     const rawDigest = rawDigestOf(context);
-    let result: ClaimResult = context.staleClaimId
-      ? await store.takeOver(context.key, context.staleClaimId)
-      : await store.claim(context.key, print, rawDigest);
-    // The record vanished between our read and our write (its owner released it): claim anew.
-    if (result.outcome === 'lost') result = await store.claim(context.key, print, rawDigest);
+    let result: ClaimResult;
+    try {
+      result = context.staleClaimId
+        ? await store.takeOver(context.key, context.staleClaimId)
+        : await store.claim(context.key, print, rawDigest);
+      // The record vanished between our read and our write (its owner released it): claim anew.
+      if (result.outcome === 'lost') result = await store.claim(context.key, print, rawDigest);
+    } catch (error) {
+      if (!(error instanceof StoreWriteError)) throw error;
+      metrics.storeWriteFailures.inc({ environment: error.environment });
+      request.log.error({ err: error }, 'the idempotency store cannot claim a key');
+      throw storeUnavailable(error);
+    }
     if (result.outcome === 'claimed') {
       context.claimId = result.claimId;
       (context.staleClaimId ? metrics.recoveries : metrics.claims).inc();
@@ -143,7 +164,7 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       const { claimId } = context;
       if (response.writableFinished || !claimId) return;
       context.claimId = undefined;
-      store.release(context.key, claimId).catch((error: unknown) => {
+      store.releaseOrAbandon(context.key, claimId).catch((error: unknown) => {
         request.log.warn({ err: error }, 'could not release the claim of an aborted request');
       });
     });
@@ -151,7 +172,9 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
 
   /**
    * Stores a final answer (flushed before it is sent) or releases the claim. When a take-over
-   * stored another answer for the key meanwhile, that one is sent: one key, one answer.
+   * stored another answer for the key meanwhile, that one is sent: one key, one answer. When the
+   * answer cannot be stored, the claim is released all the same and the client gets a 503 with
+   * Retry-After instead: its retry runs again and re-attaches to the same donation.
    */
   const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     const context = request.idempotency;
@@ -164,16 +187,32 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      const stored = await store.complete(context.key, claimId, {
-        statusCode: reply.statusCode,
-        headers,
-        body: payload,
-      });
+      let stored: boolean;
+      try {
+        stored = await store.complete(context.key, claimId, {
+          statusCode: reply.statusCode,
+          headers,
+          body: payload,
+        });
+      } catch (error) {
+        if (!(error instanceof StoreWriteError)) throw error;
+        metrics.storeWriteFailures.inc({ environment: error.environment });
+        request.log.error({ err: error }, 'the idempotency store cannot keep an answer');
+        return sendInstead(request, reply, storeUnavailable(error));
+      }
       return stored ? payload : (theKeysAnswer(request, reply, context) ?? payload);
     }
-    await store.release(context.key, claimId);
+    await store.releaseOrAbandon(context.key, claimId);
     metrics.releases.inc();
     return payload;
+  };
+
+  /** Replaces the answer being sent with a problem (the headers of the stored answer go). */
+  const sendInstead = (request: FastifyRequest, reply: FastifyReply, error: AppError): string => {
+    for (const name of KEPT_HEADERS) reply.removeHeader(name);
+    reply.code(error.status).type(PROBLEM_CONTENT_TYPE);
+    if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+    return JSON.stringify(problemOf(error, request.url));
   };
 
   /**
@@ -195,9 +234,7 @@ const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = async (a
       reply.header('idempotent-replayed', 'true');
       return response.body;
     }
-    const busy = new AppError('idempotency-key-in-use', { retryAfter: 1 });
-    reply.code(busy.status).type(PROBLEM_CONTENT_TYPE).header('retry-after', '1');
-    return JSON.stringify(problemOf(busy, request.url));
+    return sendInstead(request, reply, new AppError('idempotency-key-in-use', { retryAfter: 1 }));
   };
 
   app.addHook('onRoute', (route) => {

@@ -13,6 +13,7 @@ import type {
 } from './idempotency-record';
 import { KeptAnswers } from './kept-answers';
 import { RecordTable } from './record-table';
+import { StoreWriteError } from './store-write-error';
 
 export interface IdempotencyStoreOptions {
   /** The answers' environment, on disk. */
@@ -49,6 +50,10 @@ export interface IdempotencyStoreOptions {
  * A key moves from claims to answers when it completes: the answer is written (and flushed)
  * before the claim is removed, and a new claim checks the answers after it is written, so of a
  * completion and a new claim one always sees the other. See docs/idempotency.md.
+ *
+ * A write that fails (a full disk) throws a {@link StoreWriteError} and writes nothing. A claim
+ * whose answer could not be stored is released; one that cannot even be released is abandoned:
+ * this store lets a retry take it over at once and releases it when it next can.
  */
 export class IdempotencyStore {
   /** Whether claims live in memory (unflushed) rather than beside the answers on disk. */
@@ -64,13 +69,24 @@ export class IdempotencyStore {
   /** Claim ids are this store's random prefix and a counter: unique, and no entropy per claim. */
   private readonly claimIdPrefix = randomBytes(12).toString('base64url');
   private claimCount = 0;
+  /** Claims this store gave up on but could not remove (their disk was full), by claim id. */
+  private readonly abandoned = new Map<string, string>();
 
   constructor(options: IdempotencyStoreOptions) {
     const claimsPath = options.claimsPath ?? defaultClaimsPath(options.path);
     prepareClaimsDir(claimsPath);
     this.claimsInMemory = isMemoryBacked(claimsPath);
-    this.answers = new RecordTable({ path: options.path, noSync: false });
-    this.claims = new RecordTable({ path: claimsPath, noSync: this.claimsInMemory });
+    this.answers = new RecordTable({
+      name: 'answers',
+      path: options.path,
+      noSync: false,
+      durable: true,
+    });
+    this.claims = new RecordTable({
+      name: 'claims',
+      path: claimsPath,
+      noSync: this.claimsInMemory,
+    });
     this.ttlMs = options.ttlSeconds * 1000;
     this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
     this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
@@ -81,11 +97,16 @@ export class IdempotencyStore {
 
   /**
    * Whether a retry may take this claim over now: its lease has passed, or its holder ran on
-   * this host and is gone (killed, crashed), so nothing will ever complete it. A holder on
-   * another host cannot be checked from here and keeps its claim for the whole lease.
+   * this host and is gone (killed, crashed), or it is this store's and was abandoned, so
+   * nothing will ever complete it. A holder on another host cannot be checked from here and
+   * keeps its claim for the whole lease.
    */
   mayTakeOver(record: InFlightRecord): boolean {
-    return record.leaseUntil <= this.now() || isHolderGone(record.owner, this.holder.host);
+    return (
+      record.leaseUntil <= this.now() ||
+      this.abandoned.has(record.owner.claimId) ||
+      isHolderGone(record.owner, this.holder.host)
+    );
   }
 
   /**
@@ -148,13 +169,17 @@ export class IdempotencyStore {
       });
       return { outcome: 'claimed', claimId };
     });
+    if (result.outcome === 'claimed') this.abandoned.delete(staleClaimId);
     return this.unlessAnswered(key, result);
   }
 
   /**
-   * Stores the final response if our claim still holds and no answer is live; waits for the
-   * flush to disk, then removes the claim. The claim is read, not locked (it lives in the other
-   * environment): what keeps a late finisher from overwriting is that an answer is written once.
+   * Stores the final response if our claim still holds and no answer is live (its commit
+   * resolves once it is on disk), then removes the claim. The claim is read, not locked (it
+   * lives in the other environment): what keeps a late finisher from overwriting is that an
+   * answer is written once. When the answer cannot be written, the claim is released anyway
+   * ({@link releaseOrAbandon}) and the {@link StoreWriteError} thrown: the caller answers 503
+   * and the client's retry runs again, re-attaching to its work by its deterministic identity.
    */
   async complete(key: string, claimId: string, response: StoredResponse): Promise<boolean> {
     const claim = this.claims.get(key);
@@ -171,14 +196,20 @@ export class IdempotencyStore {
     };
     // First answer wins: of a finisher that lost its claim to a take-over and the claimant that
     // replaced it, whichever stores first is the answer; the other's `complete` returns false.
-    const stored = await this.answers.transaction(() => {
-      const existing = this.answers.get(key);
-      if (existing && existing.status === 'COMPLETED' && existing.expiresAt > now) return false;
-      this.answers.put(key, completed, existing);
-      return true;
-    });
-    if (stored) await this.answers.root.flushed;
-    await this.release(key, claimId);
+    let stored: boolean;
+    try {
+      stored = await this.answers.transaction(() => {
+        const existing = this.answers.get(key);
+        if (existing && existing.status === 'COMPLETED' && existing.expiresAt > now) return false;
+        this.answers.put(key, completed, existing);
+        return true;
+      });
+    } catch (error) {
+      await this.releaseOrAbandon(key, claimId);
+      throw error;
+    }
+    // The answer is live and read before any claim: a claim left behind only waits to be swept.
+    await this.releaseOrAbandon(key, claimId);
     return stored;
   }
 
@@ -190,6 +221,37 @@ export class IdempotencyStore {
       this.claims.remove(key, existing);
       return true;
     });
+  }
+
+  /**
+   * {@link release}, which never fails: a claim that cannot be removed now (its disk is full)
+   * is abandoned instead. A retry of its key may take it over at once ({@link mayTakeOver}) and
+   * the sweeper releases it once the claims can be written again. False when not released now.
+   */
+  async releaseOrAbandon(key: string, claimId: string): Promise<boolean> {
+    try {
+      return await this.release(key, claimId);
+    } catch (error) {
+      if (!(error instanceof StoreWriteError)) throw error;
+      this.abandoned.set(claimId, key);
+      return false;
+    }
+  }
+
+  /**
+   * Whether both environments can write: false after a commit failed, until one succeeds or
+   * {@link probeWrites} sees one succeed.
+   */
+  get writable(): boolean {
+    return !this.answers.writeFailing && !this.claims.writeFailing;
+  }
+
+  /** Tries a small write in each environment whose last commit failed; then {@link writable}. */
+  async probeWrites(): Promise<boolean> {
+    for (const table of [this.answers, this.claims]) {
+      if (table.writeFailing) await table.probeWrite();
+    }
+    return this.writable;
   }
 
   /** Request bytes seen to match the answer this process keeps for `key`, if any. */
@@ -208,6 +270,7 @@ export class IdempotencyStore {
    * within its grace is re-indexed at the end of the grace instead of removed.
    */
   async sweep(batchSize = 1_000): Promise<SweepResult> {
+    await this.releaseAbandoned();
     const now = this.now();
     const keepUntil = (record: InFlightRecord) => record.leaseUntil + this.graceMs;
     const answers = await this.answers.sweep(now, batchSize, keepUntil);
@@ -244,6 +307,19 @@ export class IdempotencyStore {
     };
   }
 
+  /** Releases the claims abandoned while their disk was full; those it still cannot stay. */
+  private async releaseAbandoned(): Promise<void> {
+    for (const [claimId, key] of [...this.abandoned]) {
+      try {
+        await this.release(key, claimId);
+        this.abandoned.delete(claimId);
+      } catch (error) {
+        if (!(error instanceof StoreWriteError)) throw error;
+        return;
+      }
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.answers.close(), this.claims.close()]);
   }
@@ -257,7 +333,7 @@ export class IdempotencyStore {
     this.answers.refresh();
     const answer = this.answerOf(key, this.now());
     if (!answer) return result;
-    if (result.outcome === 'claimed') await this.release(key, result.claimId);
+    if (result.outcome === 'claimed') await this.releaseOrAbandon(key, result.claimId);
     return { outcome: 'exists', record: answer };
   }
 

@@ -36,7 +36,11 @@ export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app,
   app.get(
     '/metrics',
     {
-      config: { auth: 'none', ...(token === undefined ? {} : { problems: ['unauthorized'] }) },
+      config: {
+        auth: 'none',
+        duringBoot: true,
+        ...(token === undefined ? {} : { problems: ['unauthorized'] }),
+      },
       schema: {
         summary: 'Prometheus metrics of this process (text exposition format)',
         response: { 200: { description: 'text/plain; version=0.0.4', type: 'string' } },

@@ -30,6 +30,11 @@ export function createMetrics(registry = new Registry()) {
         'Stale claims of dead processes taken over by a retry',
       ),
       swept: counter('galang_idempotency_swept_total', 'Expired records removed by the sweeper'),
+      storeWriteFailures: labelled(
+        'galang_idempotency_store_write_failures_total',
+        'Commits of the idempotency store that failed (a full disk): the request got 503',
+        ['environment'],
+      ),
       records: new Gauge({
         name: 'galang_idempotency_records',
         help: 'Records in the LMDB store',

@@ -22,6 +22,8 @@ import rateLimitsPlugin from '../security/rate-limits';
 import securityHeaders from '../security/security-headers';
 import { codecRoutes } from '../temporal/codec-routes';
 import { healthRoutes } from '../health/health-routes';
+import { BootState } from '../health/boot-state';
+import bootGate from '../http/boot-gate';
 import demoPagePlugin from '../demo-page/demo-page-plugin';
 import { apiBackgroundLoops, runBackgroundLoops } from './background-loops';
 import { createServices } from './create-services';
@@ -38,6 +40,8 @@ export interface AppDependencies extends Resources {
   idempotencyStore: IdempotencyStore;
   metrics: Metrics;
   logger?: FastifyServerOptions['logger'];
+  /** Boot's progress (src/runtime/start-parts.ts); absent: booted already (tests). */
+  boot?: BootState;
 }
 
 /** The HTTP API: the services from {@link createServices}, with the plugins and the routes. */
@@ -48,9 +52,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const boot = deps.boot ?? new BootState(true);
   await app.register(requestIdPlugin);
   await app.register(drainOnClosePlugin);
   await app.register(securityHeaders);
+  // Before every route: while booting only health, readiness and metrics answer.
+  await app.register(bootGate, { isReady: () => boot.ready });
 
   const services = createServices(deps.config, deps);
   const { campaigns, donations, intake } = services;
@@ -92,7 +99,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(httpMetricsPlugin, { metrics: deps.metrics.http });
 
   await app.register(healthRoutes, {
-    db: deps.db,
+    db: deps.webhookDb ?? deps.db,
+    booted: () => boot.ready,
     redis: deps.redis,
     temporal: deps.temporal,
     store: deps.idempotencyStore,
@@ -136,6 +144,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   runBackgroundLoops(
     app,
+    () => boot.ready,
     apiBackgroundLoops({
       store: deps.idempotencyStore,
       metrics: deps.metrics.idempotency,

@@ -44,16 +44,20 @@ export function apiBackgroundLoops(deps: {
 /**
  * Runs the loops while the app runs: started when it is ready, stopped when it closes, and the
  * close waits for a run in progress, so no loop touches a store or pool that is closing. A run
- * still going when the next is due is not doubled up.
+ * still going when the next is due is not doubled up; none runs before the process has booted.
  */
-export function runBackgroundLoops(app: FastifyInstance, loops: readonly BackgroundLoop[]): void {
+export function runBackgroundLoops(
+  app: FastifyInstance,
+  booted: () => boolean,
+  loops: readonly BackgroundLoop[],
+): void {
   const timers: NodeJS.Timeout[] = [];
   const inProgress = new Set<Promise<unknown>>();
   app.addHook('onReady', async () => {
     for (const loop of loops) {
       let current: Promise<unknown> | undefined;
       const timer = setInterval(() => {
-        if (current) return;
+        if (current || !booted()) return;
         const run = loop
           .run(app.log)
           .catch((error: unknown) => {

@@ -99,6 +99,7 @@ export function createServices(config: Config, resources: Resources): Services {
       followUps,
       taskQueue,
       provider,
+      closingProviders: config.payments.closing,
       verifyWithProvider: verifiesWithProvider(providers, provider),
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
       settleHorizonSeconds: config.settleHorizonSeconds,

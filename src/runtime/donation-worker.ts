@@ -76,6 +76,20 @@ export async function createDonationWorker(
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows());
   const connection = await NativeConnection.connect(connectionOptions(options.temporal));
+  try {
+    return { worker: await createWorkerOn(connection, workflowBundle, options), connection };
+  } catch (error) {
+    // Worker.create checks the namespace: a boot that waits for it tries again on a new one.
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function createWorkerOn(
+  connection: NativeConnection,
+  workflowBundle: NonNullable<WorkerOptions['workflowBundle']>,
+  options: DonationWorkerOptions,
+): Promise<Worker> {
   // The Runtime's meter: exported by its Prometheus endpoint when one is configured, else a no-op.
   const metrics = createWorkerMetrics(Runtime.instance().metricMeter);
   const { services } = options;
@@ -91,7 +105,7 @@ export async function createDonationWorker(
     metrics,
   };
   const reconciliation: ReconciliationActivityDeps = { reconciler: services.reconciler };
-  const worker = await Worker.create({
+  return Worker.create({
     connection,
     namespace: options.temporal.namespace,
     taskQueue: options.taskQueue,
@@ -112,5 +126,4 @@ export async function createDonationWorker(
     workflowBundle,
     ...tuningOptions(options.tuning),
   });
-  return { worker, connection };
 }

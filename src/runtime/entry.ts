@@ -3,12 +3,15 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from '../config/config';
 import type { Config } from '../config/config';
 import { loggerOptions } from '../observability/logger-options';
+import { PermanentBootError } from '../resilience/wait-until-up';
 import type { Running } from './start-parts';
 import { stopAll } from './start-parts';
 
 /**
  * Shared shape of every entry point: load the config (exiting with its message when invalid),
- * start parts, stop them in reverse order on SIGINT/SIGTERM or when starting fails.
+ * start parts, stop them in reverse order on SIGINT/SIGTERM or when starting fails. A boot
+ * refused for good (a dependency misconfigured) exits like an invalid config: its message on
+ * stderr, exit code 78.
  */
 export function runEntry(
   name: string,
@@ -38,6 +41,11 @@ export function runEntry(
   process.once('SIGTERM', () => void shutdown(0));
   start(config, log, parts).catch((error: unknown) => {
     log.fatal({ err: error }, 'failed to start');
+    if (error instanceof PermanentBootError) {
+      process.stderr.write(`Boot refused: ${error.message}\n`);
+      void shutdown(78);
+      return;
+    }
     void shutdown(1);
   });
 }

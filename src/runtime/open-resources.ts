@@ -10,10 +10,20 @@ import type { PaymentProvider, ProviderRegistry } from '../providers/payment-pro
 
 /** Creates the database if needed, migrates it, and returns a pool on it. */
 export async function openDatabase(config: Config, poolSize = 10): Promise<Db> {
-  await ensureDatabase(config.databaseUrl);
   const db = createDatabase({ connectionString: config.databaseUrl, max: poolSize });
-  await migrateToLatest(db);
+  try {
+    await prepareDatabase(config, db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   return db;
+}
+
+/** Creates the database if needed and migrates it through `db`; safe to repeat and to race. */
+export async function prepareDatabase(config: Config, db: Db): Promise<void> {
+  await ensureDatabase(config.databaseUrl);
+  await migrateToLatest(db);
 }
 
 /**

@@ -8,11 +8,14 @@ import { createMetrics } from '../observability/metrics';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { connectTemporalClient, createTemporalClient } from '../temporal/temporal-client';
+import { checkTemporal, probeTemporalTls } from '../temporal/temporal-reachability';
 import { installTemporalRuntime } from '../temporal/temporal-runtime';
-import { createDonationWorker } from './donation-worker';
+import { BootState } from '../health/boot-state';
+import { bundleWorkflows, createDonationWorker } from './donation-worker';
 import { createServices } from './create-services';
 import type { Logger } from 'pino';
 import { createProviders } from './open-resources';
+import { checkProvidersAtBoot, waitForPostgres, waitForTemporal } from './boot-waits';
 import { closeRedis, openRedis } from '../db/redis-connection';
 import { loopbackPort } from './loopback-port';
 import { buildWorkerMetricsServer } from './worker-metrics-server';
@@ -26,6 +29,12 @@ export interface Running {
 export interface ApiHandle extends Running {
   app: FastifyInstance;
   url: string;
+  /**
+   * Resolves once the API has booted: Postgres migrated, Temporal reached over the API's own
+   * connection. Until then it listens, `/readyz` says `starting` and other routes answer 503.
+   * Rejects when boot fails for good (a misconfiguration).
+   */
+  booted: Promise<void>;
 }
 
 /** Opens the edge's LMDB store with the configured TTL and lease. */
@@ -38,16 +47,24 @@ export function openIdempotencyStore(config: Config): IdempotencyStore {
   });
 }
 
-/** The HTTP API with its own Redis, LMDB and Temporal client (its loops run with the app). */
-export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
-  const redis = openRedis(config);
+/**
+ * The HTTP API with its own pools, Redis, LMDB and Temporal client (its loops run with the
+ * app). It listens at once and boots behind its gate: a Postgres or Temporal that is not up yet
+ * is waited for, with backoff, rather than exited on.
+ */
+export async function startApi(config: Config, log: Logger): Promise<ApiHandle> {
+  // Its own LMDB store is the one thing the API cannot wait for: opened first, or no boot.
   const idempotencyStore = openIdempotencyStore(config);
+  const db = createDatabase({ connectionString: config.databaseUrl, max: 10 });
+  const redis = openRedis(config);
   const temporal = createTemporalClient(config.temporal);
   const metrics = createMetrics();
   const webhookDb = createDatabase({
     connectionString: config.databaseUrl,
     max: config.webhookPoolSize,
   });
+  const boot = new BootState();
+  const providers = createProviders(config);
   const app = await buildApp({
     config,
     db,
@@ -56,18 +73,29 @@ export async function startApi(config: Config, db: Db): Promise<ApiHandle> {
     idempotencyStore,
     temporal,
     metrics,
-    providers: createProviders(config),
+    providers,
     defaultProvider: config.payments.provider,
+    boot,
   });
   const url = await app.listen({ host: config.host, port: config.port });
+  const booted = (async () => {
+    await waitForPostgres(config, db, log);
+    await checkProvidersAtBoot(config, db, providers, log);
+    await waitForTemporal(config, log, () => checkTemporal(temporal, config.temporal));
+    boot.markReady();
+  })();
+  // The entry point awaits it; a stop while it still waits must not leave it unobserved.
+  booted.catch(() => undefined);
   return {
     name: 'api',
     app,
     url,
+    booted,
     async stop() {
       await app.close();
       await temporal.connection.close();
       await webhookDb.destroy();
+      await db.destroy();
       await idempotencyStore.close();
       await closeRedis(redis);
     },
@@ -106,24 +134,41 @@ export async function startWorkerMetrics(
 
 /**
  * The donation worker; resolves once it polls its task queue. It also runs reconciliation, and
- * makes sure the schedule that starts it exists (RECONCILE_INTERVAL_SECONDS).
+ * makes sure the schedule that starts it exists (RECONCILE_INTERVAL_SECONDS). A Temporal that
+ * is not up yet, or a namespace not created yet, is waited for with backoff, not exited on.
  */
-export async function startWorker(config: Config, db: Db): Promise<Running> {
+export async function startWorker(config: Config, db: Db, log: Logger): Promise<Running> {
   const redis = openRedis(config);
   const providers = createProviders(config);
-  // Reconciliation starts and describes workflows: a client of its own beside the worker's.
-  const temporal = await connectTemporalClient(config.temporal);
-  const { worker, connection } = await createDonationWorker({
-    temporal: config.temporal,
-    taskQueue: config.temporal.taskQueue,
-    services: createServices(config, { db, redis, temporal, providers }),
-    providers,
-    config,
-    tuning: config.worker,
-  });
-  await ensureReconciliationSchedule(temporal, {
-    taskQueue: config.temporal.taskQueue,
-    intervalSeconds: config.reconciliation.intervalSeconds,
+  const workflowBundle = await bundleWorkflows();
+  const { temporal, worker, connection } = await waitForTemporal(config, log, async () => {
+    await probeTemporalTls(config.temporal);
+    // Reconciliation starts and describes workflows: a client of its own beside the worker's.
+    const client = await connectTemporalClient(config.temporal);
+    try {
+      const created = await createDonationWorker({
+        temporal: config.temporal,
+        taskQueue: config.temporal.taskQueue,
+        services: createServices(config, { db, redis, temporal: client, providers }),
+        providers,
+        config,
+        tuning: config.worker,
+        workflowBundle,
+      });
+      try {
+        await ensureReconciliationSchedule(client, {
+          taskQueue: config.temporal.taskQueue,
+          intervalSeconds: config.reconciliation.intervalSeconds,
+        });
+      } catch (error) {
+        await created.connection.close().catch(() => undefined);
+        throw error;
+      }
+      return { temporal: client, ...created };
+    } catch (error) {
+      await client.connection.close().catch(() => undefined);
+      throw error;
+    }
   });
   const running = worker.run();
   return {

@@ -4,8 +4,9 @@ import { connectionOptions } from './temporal-connection';
 import type { TemporalConnectionConfig } from './temporal-connection';
 
 /**
- * A client on a lazy connection: the API boots and serves reads while Temporal is down, and a
- * request that needs Temporal fails with 503 instead of the process refusing to start. Every
+ * A client on a lazy connection, which reconnects by itself: once the API has booted (its boot
+ * checks Temporal over this very connection), a Temporal outage makes the requests that need it
+ * 503 instead of ending the process. Every
  * client galang builds goes through here or {@link connectTemporalClient}, so each one has the
  * connection's TLS and API key and the payload codec.
  */
@@ -13,9 +14,19 @@ export function createTemporalClient(config: TemporalConnectionConfig): Client {
   return clientOn(Connection.lazy(connectionOptions(config)), config);
 }
 
-/** A client whose connection is made now (the worker's: it fails at start, not later). */
+/**
+ * A client whose connection is made now (the worker's: it fails at start, not later). A failed
+ * attempt closes what it opened, so a boot that waits for Temporal can try again and again.
+ */
 export async function connectTemporalClient(config: TemporalConnectionConfig): Promise<Client> {
-  return clientOn(await Connection.connect(connectionOptions(config)), config);
+  const connection = Connection.lazy(connectionOptions(config));
+  try {
+    await connection.ensureConnected();
+  } catch (error) {
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
+  return clientOn(connection, config);
 }
 
 function clientOn(connection: Connection, config: TemporalConnectionConfig): Client {

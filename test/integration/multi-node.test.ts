@@ -1,4 +1,6 @@
 import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { removeStoreFiles } from '../../src/idempotency/claims-location';
@@ -19,13 +21,16 @@ interface Answer {
   node: string;
 }
 
-const RETRIED = new Set([409, 502, 503, 504]);
+/** What a client retries with the same key. A 502 is not among them: nginx must never send one. */
+const RETRIED = new Set([409, 503]);
 
 /**
  * Many nodes, proven: deploy/nginx.conf's consistent-hash routing run for real (Debian's nginx)
  * in front of two API nodes, each with an LMDB of its own, and one worker. One node is killed
  * with SIGKILL in the middle of a spike; its keys move to the other, and every donation is still
  * confirmed exactly once: the workflow ID and Postgres' unique keys are the global backstop.
+ * No donor sees the kill: nginx passes a keyed POST that the dead node had taken on to the
+ * next one (safe because of the key), so not one answer is a 502.
  */
 describe('two API nodes behind nginx', () => {
   let stack: Stack;
@@ -52,7 +57,10 @@ describe('two API nodes behind nginx', () => {
     await stack.stop();
   });
 
-  /** Posts until accepted, as a client does: the same key after Retry-After on 409/5xx. */
+  /** Answers no donor should get: a 502 or 504 from nginx, or no answer at all. */
+  const lost: string[] = [];
+
+  /** Posts until accepted, as a client does: the same key after Retry-After on 409/503. */
   const donate = async (campaignId: string, key: string, amount: number): Promise<Answer> => {
     const body = {
       campaignId,
@@ -62,13 +70,19 @@ describe('two API nodes behind nginx', () => {
       paymentMethod: 'qris',
     };
     for (let attempt = 0; attempt < 60; attempt++) {
-      const response = await postDonation(nginx.url, key, body).catch(() => undefined);
+      const response = await postDonation(nginx.url, key, body).catch((error: unknown) => {
+        lost.push(`${key}: ${String(error)}`);
+        return undefined;
+      });
       if (response?.status === 202) {
         const answer = (await response.json()) as { id: string; paymentAction: unknown };
         const node = (response.headers.get('x-galang-upstream') ?? '').split(', ').pop() ?? '';
         return { key, amount, node, ...answer };
       }
-      if (response && !RETRIED.has(response.status)) {
+      // Recorded, and retried all the same, so the exactly-once checks below still run.
+      if (response?.status === 502 || response?.status === 504) {
+        lost.push(`${key}: ${response.status}`);
+      } else if (response && !RETRIED.has(response.status)) {
         throw new Error(`${key}: ${response.status} ${await response.text()}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -97,6 +111,7 @@ describe('two API nodes behind nginx', () => {
       }),
     );
     expect(killed).toBe(true);
+    expect(lost).toEqual([]);
     const byA = answers.filter((answer) => answer.node === a);
     expect(byA.length).toBeGreaterThan(0);
     expect(answers.filter((answer) => answer.node === b).length).toBeGreaterThan(0);
@@ -146,4 +161,60 @@ describe('two API nodes behind nginx', () => {
       .executeTakeFirstOrThrow();
     expect(totals).toEqual({ confirmed_amount: sum, donation_count: 90 });
   }, 180_000);
+});
+
+/**
+ * deploy/nginx.conf's retry policy on its own, against two stand-in upstreams that answer 503
+ * to everything: a POST with an Idempotency-Key is passed to the next host (method and body
+ * unchanged), a POST without one (a webhook) never is.
+ */
+describe('nginx in front of nodes that answer 503', () => {
+  it('passes a keyed POST on to the next node, and never an unkeyed one', async () => {
+    const seen: { node: number; method: string; url: string; body: string }[] = [];
+    const servers = await Promise.all(
+      [0, 1].map(
+        (node) =>
+          new Promise<http.Server>((resolve) => {
+            const server = http.createServer((request, response) => {
+              let body = '';
+              request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+              request.on('end', () => {
+                seen.push({ node, method: request.method ?? '', url: request.url ?? '', body });
+                response.writeHead(503, { 'retry-after': '1' }).end();
+              });
+            });
+            server.listen(0, '127.0.0.1', () => {
+              resolve(server);
+            });
+          }),
+      ),
+    );
+    const nginx = await startNginx(
+      servers.map((server) => `127.0.0.1:${(server.address() as AddressInfo).port}`),
+    );
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${nginx.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{"amount":1}',
+      });
+    try {
+      expect((await post('/v1/donations', { 'idempotency-key': 'retry-me' })).status).toBe(503);
+      expect(seen).toHaveLength(2);
+      expect(new Set(seen.map((request) => request.node))).toEqual(new Set([0, 1]));
+      for (const request of seen) {
+        expect(request).toMatchObject({
+          method: 'POST',
+          url: '/v1/donations',
+          body: '{"amount":1}',
+        });
+      }
+      seen.length = 0;
+      expect((await post('/v1/webhooks/simulator', {})).status).toBe(503);
+      expect(seen).toHaveLength(1);
+    } finally {
+      await nginx.stop();
+      for (const server of servers) server.close();
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { DEV_PAYLOAD_KEYS } from '../../src/config/temporal-config';
 import { removeStoreFiles } from '../../src/idempotency/claims-location';
 import { spawnEntry } from '../support/child-entry';
 import { productionEnv } from '../support/production-env';
-import { UNLIMITED } from '../support/stack';
+import { ALL_PROVIDERS_ENV, UNLIMITED } from '../support/stack';
 import { testState } from '../support/test-env';
 
 const root = path.resolve(__dirname, '../..');
@@ -140,6 +140,7 @@ describe('production boot', () => {
         LMDB_PATH: lmdb,
         LOG_LEVEL: 'info',
         ...UNLIMITED,
+        ...ALL_PROVIDERS_ENV,
       }),
       (line) => line.includes('"api listening"'),
     );

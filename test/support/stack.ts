@@ -93,6 +93,22 @@ export const XENDIT_CALLBACK_TOKEN = 'xendit-callback-token-test';
 export const STRIPE_WEBHOOK_SECRET = 'whsec_stripe_test_secret';
 
 /**
+ * Every provider's credentials, on addresses nothing answers, for an API or worker process of
+ * its own on the shared database: other test files leave donations open on each provider, and
+ * boot refuses a configuration that would drop one. Their APIs are never called.
+ */
+export const ALL_PROVIDERS_ENV = {
+  MIDTRANS_SERVER_KEYS: MIDTRANS_SERVER_KEY,
+  MIDTRANS_BASE_URL: 'http://127.0.0.1:9',
+  XENDIT_SECRET_KEY: 'xnd_unreachable',
+  XENDIT_CALLBACK_TOKENS: XENDIT_CALLBACK_TOKEN,
+  XENDIT_BASE_URL: 'http://127.0.0.1:9',
+  STRIPE_SECRET_KEY: 'sk_test_unreachable',
+  STRIPE_WEBHOOK_SECRETS: STRIPE_WEBHOOK_SECRET,
+  STRIPE_BASE_URL: 'http://127.0.0.1:9',
+};
+
+/**
  * The whole pipeline for one test file, on the shared Temporal server and database: the API on
  * a real port, the simulator, and a worker on a task queue of this file's own.
  */

@@ -14,6 +14,8 @@ export class TcpProxy {
   mode: ProxyMode = 'pass';
   /** Chunks clients have sent, whatever the mode: tells whether anyone still tries. */
   chunksFromClients = 0;
+  /** Connections clients opened, whatever the mode (also those refused). */
+  connections = 0;
   /** Each chunk, either way, arrives this much later (a slower network or database). */
   delayMs = 0;
   private readonly server: net.Server;
@@ -52,6 +54,7 @@ export class TcpProxy {
   }
 
   private handle(client: net.Socket): void {
+    this.connections++;
     if (this.mode === 'refuse') {
       client.destroy();
       return;

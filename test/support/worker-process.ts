@@ -1,5 +1,6 @@
 import { spawnEntry } from './child-entry';
 import type { ChildEntry } from './child-entry';
+import { ALL_PROVIDERS_ENV } from './stack';
 import type { Stack } from './stack';
 
 /**
@@ -10,7 +11,12 @@ import type { Stack } from './stack';
  */
 export function spawnWorker(
   stack: Stack,
-  options: { metricsPort?: number; env?: Record<string, string> } = {},
+  options: {
+    metricsPort?: number;
+    env?: Record<string, string>;
+    /** The line to resolve on; by default the one saying it polls. */
+    until?: (line: string) => boolean;
+  } = {},
 ): Promise<ChildEntry> {
   return spawnEntry(
     'worker',
@@ -19,7 +25,7 @@ export function spawnWorker(
       WORKER_METRICS_PORT: String(options.metricsPort ?? 0),
       ...options.env,
     },
-    (line) => line.includes('worker polling'),
+    options.until ?? ((line) => line.includes('worker polling')),
   );
 }
 
@@ -38,5 +44,6 @@ export function workerEnv(stack: Stack): Record<string, string> {
     OPERATOR_KEYS: 'unused:unused-secret',
     // Test files share a database: reconciliation runs only where a test starts it.
     RECONCILE_INTERVAL_SECONDS: '0',
+    ...ALL_PROVIDERS_ENV,
   };
 }

@@ -16,7 +16,7 @@ describe('background loops', () => {
     let overlapped = false;
     let finished = 0;
     let release: () => void = () => undefined;
-    runBackgroundLoops(app, [
+    runBackgroundLoops(app, () => true, [
       {
         name: 'slow',
         intervalMs: 5,
@@ -56,7 +56,7 @@ describe('background loops', () => {
       logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
     });
     let runs = 0;
-    runBackgroundLoops(app, [
+    runBackgroundLoops(app, () => true, [
       {
         name: 'flaky',
         intervalMs: 5,
