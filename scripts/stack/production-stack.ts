@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { defaultClaimsPath } from '../../src/idempotency/claims-location';
 import { namedPorts, run } from './commands';
 import type { Log } from './commands';
 import { galangEnv, makeSecrets, writeEnvFile } from './galang-env';
@@ -29,7 +30,10 @@ export interface ProductionStackOptions {
   workers?: number;
   /** The simulator settles each payment after this long; -1 (the default) leaves it to callers. */
   autoPayMs?: number;
-  /** Runs before the API starts, with the LMDB folder (a soak mounts a small tmpfs there). */
+  /**
+   * Runs before the API starts, with the LMDB folder (a soak mounts a small tmpfs there). With
+   * it, the idempotency claims live in that folder too, not in /dev/shm.
+   */
   prepareLmdb?: (lmdbDir: string) => void;
   /** More environment for every galang process. */
   env?: Record<string, string>;
@@ -84,6 +88,8 @@ export async function startProductionStack(
   const processes = new Map<string, Supervised>();
   const databases = { main: `temporal_${id}`, visibility: `temporal_visibility_${id}` };
   const galangDatabase = `galang_${id}`;
+  const dataDir = path.join(dir, 'galang');
+  const lmdbDir = path.join(dataDir, 'idempotency');
   let postgres = SHARED_POSTGRES;
   let temporalPostgres = SHARED_POSTGRES;
 
@@ -94,6 +100,8 @@ export async function startProductionStack(
   };
   const stop = async ({ keepFiles = false, keepDatabases = false }: StopOptions = {}) => {
     for (const part of [...started].reverse()) await part.stop();
+    // The idempotency claims live in shared memory, outside the stack's folder.
+    rmSync(defaultClaimsPath(lmdbDir), { recursive: true, force: true });
     if (!keepDatabases && !options.ownPostgres) {
       const names = [databases.main, databases.visibility, galangDatabase];
       await dropTemporalDatabases(SHARED_POSTGRES, names);
@@ -155,8 +163,6 @@ export async function startProductionStack(
     await registerNamespace(temporal.operator, temporal.namespace, '72h', log);
 
     const secrets = makeSecrets();
-    const dataDir = path.join(dir, 'galang');
-    const lmdbDir = path.join(dataDir, 'idempotency');
     mkdirSync(lmdbDir, { recursive: true });
     options.prepareLmdb?.(lmdbDir);
     const databaseUrl = `postgres://postgres@127.0.0.1:${postgres.port}/${galangDatabase}`;
@@ -201,7 +207,11 @@ export async function startProductionStack(
         node(
           'api',
           'api',
-          envOf('api', { API_PROCESSES: String(options.apiProcesses ?? 2), LMDB_PATH: lmdbDir }),
+          envOf('api', {
+            API_PROCESSES: String(options.apiProcesses ?? 2),
+            LMDB_PATH: lmdbDir,
+            ...(options.prepareLmdb && { LMDB_CLAIMS_PATH: path.join(lmdbDir, 'claims') }),
+          }),
           /"msg":"api listening"/,
         ),
         log,

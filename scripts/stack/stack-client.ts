@@ -23,6 +23,22 @@ export interface DonationView {
   amount: number;
 }
 
+/** A client gave up: only retryable answers (or none) until its deadline. */
+export class NoFinalAnswer extends Error {
+  constructor(readonly lastStatus: number | undefined) {
+    super(`no final answer before the deadline (last: ${lastStatus ?? 'no connection'})`);
+  }
+}
+
+export interface StoredDonation {
+  id: string;
+  key: string;
+  status: string;
+  amount: number;
+  net: number;
+  credits: number;
+}
+
 const RETRIED = new Set([409, 429, 500, 502, 503, 504]);
 
 /**
@@ -105,6 +121,13 @@ export class StackClient {
     return (await response.json()) as SimulatorPayment;
   }
 
+  /** The provider's whole record: every payment it made, with refunds and disputes. */
+  async allPayments(): Promise<SimulatorPayment[]> {
+    const response = await fetch(`${this.stack.simulatorUrl}/test/payments`);
+    if (!response.ok) throw new Error(`simulator: GET /test/payments answered ${response.status}`);
+    return ((await response.json()) as { payments: SimulatorPayment[] }).payments;
+  }
+
   /** The donor pays (or the bank declines): the simulator notifies galang by signed webhook. */
   async movePayment(paymentId: string, action: 'settle' | 'decline' | 'expire'): Promise<number> {
     const response = await fetch(
@@ -138,28 +161,27 @@ export class StackClient {
     return { net: Number(row?.net ?? 0), donations: Number(row?.donations ?? 0) };
   }
 
-  /** Every donation of a campaign as stored: id, key, status, amount, net in the ledger. */
-  async donations(
-    campaignId: string,
-  ): Promise<{ id: string; key: string; status: string; amount: number; net: number }[]> {
-    const result = await this.db.query<{
-      id: string;
-      idempotency_key: string;
-      status: string;
-      amount: string;
-      net: string;
-    }>(
-      `SELECT d.id, d.idempotency_key, d.status, d.amount,
-              coalesce((SELECT sum(amount) FROM donation_ledger l WHERE l.donation_id = d.id), 0) AS net
-         FROM donations d WHERE d.campaign_id = $1`,
+  /**
+   * Every donation of a campaign as stored: id, key, status, amount, its net in the ledger and
+   * how many times it was credited (DONATION entries).
+   */
+  async donations(campaignId: string): Promise<StoredDonation[]> {
+    const result = await this.db.query<Record<keyof StoredDonation, string>>(
+      `SELECT d.id, d.idempotency_key AS key, d.status, d.amount,
+              coalesce(sum(l.amount), 0) AS net,
+              count(l.id) FILTER (WHERE l.entry_type = 'DONATION') AS credits
+         FROM donations d LEFT JOIN donation_ledger l ON l.donation_id = d.id
+        WHERE d.campaign_id = $1
+        GROUP BY d.id`,
       [campaignId],
     );
     return result.rows.map((row) => ({
       id: row.id,
-      key: row.idempotency_key,
+      key: row.key,
       status: row.status,
       amount: Number(row.amount),
       net: Number(row.net),
+      credits: Number(row.credits),
     }));
   }
 
@@ -170,9 +192,7 @@ export class StackClient {
     for (;;) {
       const answer = await attempt().catch(() => undefined);
       if (answer && !RETRIED.has(answer.status)) return answer;
-      if (Date.now() > deadline) {
-        throw new Error(`no final answer before the deadline (last: ${answer?.status ?? 'none'})`);
-      }
+      if (Date.now() > deadline) throw new NoFinalAnswer(answer?.status);
       await sleep(250);
     }
   }

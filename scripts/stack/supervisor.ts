@@ -111,9 +111,13 @@ export class Supervised {
     this.up = true;
   }
 
-  /** SIGKILL to the whole group: no cleanup, no flush; what a crash looks like. */
-  kill9(): void {
-    this.signal('SIGKILL');
+  /**
+   * A signal to the whole group, unasked as far as the supervisor knows, so the process is
+   * restarted once it exits: SIGKILL is a crash (no cleanup, no flush), SIGQUIT makes PostgreSQL
+   * shut down at once and recover at the next start.
+   */
+  crash(signal: NodeJS.Signals = 'SIGKILL'): void {
+    this.signal(signal);
   }
 
   /** Waits until a crashed process is back and ready. */
@@ -134,6 +138,8 @@ export class Supervised {
       await exited;
       clearTimeout(timer);
     }
+    // Whatever the leader left in its group (a child that outlived it) goes with it.
+    this.signal('SIGKILL');
     await new Promise((resolve) => this.log.end(resolve));
   }
 
