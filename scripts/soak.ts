@@ -69,8 +69,12 @@ async function main(): Promise<void> {
       60_000,
     );
     const record = new SoakRecord();
-    const endsAt = Date.now() + minutes * 60_000;
+    let endsAt = Date.now() + minutes * 60_000;
     const stopped = () => Date.now() >= endsAt;
+    // Ctrl-C ends the load early; the checks and the teardown still run.
+    process.once('SIGINT', () => {
+      endsAt = Date.now();
+    });
     const options = { client, campaignId, record, stopped };
     const refunds: string[] = [];
     say(`Soak: ${minutes} min, ${donors} donors, a fault every ${intervalMs / 1000} s`);

@@ -21,6 +21,14 @@ export class SoakRecord {
   };
   readonly latenciesMs: number[] = [];
 
+  /** The soak's own failures (a request to the stack timed out, say): counted, not fatal. */
+  readonly driverErrors = new Map<string, number>();
+
+  driverError(error: unknown): void {
+    const what = error instanceof Error ? error.name : 'unknown';
+    this.driverErrors.set(what, (this.driverErrors.get(what) ?? 0) + 1);
+  }
+
   answered(status: number | string): void {
     this.answers.set(status, (this.answers.get(status) ?? 0) + 1);
   }
@@ -46,12 +54,19 @@ export async function runDonor(
 ): Promise<void> {
   const { client, campaignId, record } = options;
   for (let n = 0; !options.stopped(); n++) {
+    await donateOnce(n).catch((error: unknown) => {
+      record.driverError(error);
+    });
+    await sleep(randomInt(50, 300));
+  }
+
+  async function donateOnce(n: number): Promise<void> {
     const key = `soak-${campaignId}-${donor}-${n}`;
     const amount = randomInt(10, 500) * 1_000;
     const entry = { amount, ids: [] as string[] };
     record.keys.set(key, entry);
     const id = await donate(key, amount, entry);
-    if (id === undefined) continue;
+    if (id === undefined) return;
     record.counts.donations++;
     if (randomInt(4) === 0) {
       record.counts.retriesOfAKey++;
@@ -60,7 +75,7 @@ export async function runDonor(
     const payment = await waitFor(`payment of ${id}`, () => client.paymentId(id), 60_000).catch(
       () => undefined,
     );
-    if (payment === undefined) continue;
+    if (payment === undefined) return;
     const fate = randomInt(20);
     if (fate < 15) {
       if ((await client.movePayment(payment, 'settle').catch(() => 0)) === 200) {
@@ -74,7 +89,6 @@ export async function runDonor(
     } else {
       record.counts.abandoned++;
     }
-    await sleep(randomInt(50, 300));
   }
 
   async function donate(key: string, amount: number, entry: { ids: string[] }) {
@@ -110,6 +124,12 @@ export async function runRefunder(
       await sleep(500);
       continue;
     }
+    await refundOnce(id).catch((error: unknown) => {
+      record.driverError(error);
+    });
+  }
+
+  async function refundOnce(id: string): Promise<void> {
     const status = await waitFor(
       `donation ${id} confirmed`,
       async () => {
@@ -118,7 +138,7 @@ export async function runRefunder(
       },
       120_000,
     ).catch(() => undefined);
-    if (status !== 'CONFIRMED') continue;
+    if (status !== 'CONFIRMED') return;
     const { amount } = (await client.donation(id)).body;
     const part = randomInt(2) === 0 ? undefined : Math.max(1_000, Math.floor(amount / 2000) * 1000);
     if (randomInt(2) === 0) {

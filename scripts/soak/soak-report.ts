@@ -41,6 +41,10 @@ export function printReport(say: Log, report: SoakReport): void {
     `until answered     p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1) ?? 0} ms (retries through faults included)`,
   );
   say(`settled after load ${report.settleSeconds.toFixed(0)} s`);
+  const errors = [...record.driverErrors.entries()].map(([name, n]) => `${name} ${n}`);
+  say(
+    `soak's own errors  ${errors.join(', ') || 'none'} (requests of the load that failed, retried by the next step)`,
+  );
   say('== Faults');
   for (const [kind, n] of report.faults) say(`${String(n).padStart(4)}  ${kind}`);
   say(
