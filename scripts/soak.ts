@@ -112,13 +112,25 @@ async function main(): Promise<void> {
       (PAYMENT_TIMEOUT_SECONDS + 300) * 1_000,
       2_000,
     ).catch(async () => {
-      results = await checkInvariants(client, campaignId, record);
+      results = await checkInvariants(client, campaignId, record).catch((error: unknown) => [
+        { name: 'the stack answers the final checks', ok: false, detail: String(error) },
+      ]);
+    });
+    const unrecovered = [...faults.unrecovered.values()].reduce((sum, n) => sum + n, 0);
+    results.push({
+      name: 'every broken part came back',
+      ok: unrecovered === 0,
+      detail: `${unrecovered} faults were not recovered from`,
     });
     printReport(say, {
       record,
       loadSeconds,
       settleSeconds: (Date.now() - settleStarted) / 1000,
-      faults: FAULT_KINDS.map((kind) => [kind, faults.get(kind) ?? 0]),
+      faults: FAULT_KINDS.map((kind) => [
+        kind,
+        faults.injected.get(kind) ?? 0,
+        faults.unrecovered.get(kind) ?? 0,
+      ]),
       restarts: [...stack.processes.values()].map((part) => [part.spec.name, part.restarts]),
       results,
     });

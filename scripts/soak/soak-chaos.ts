@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { run, sleep } from '../stack/commands';
+import { readFileSync } from 'node:fs';
+import { run, sleep, waitFor } from '../stack/commands';
 import type { Log } from '../stack/commands';
 import type { ProductionStack } from '../stack/production-stack';
 import type { Supervised } from '../stack/supervisor';
@@ -18,6 +19,12 @@ export const FAULTS = {
 export const FAULT_KINDS = Object.values(FAULTS);
 export type FaultKind = (typeof FAULTS)[keyof typeof FAULTS];
 
+export interface ChaosOutcome {
+  injected: Map<FaultKind, number>;
+  /** Faults after which what was broken was not back within the wait. */
+  unrecovered: Map<FaultKind, number>;
+}
+
 export interface ChaosOptions {
   stack: ProductionStack;
   disk: LmdbDisk;
@@ -34,11 +41,12 @@ export interface ChaosOptions {
 /**
  * Injects one fault after another, every kind in turn (shuffled per round, so a short soak
  * still sees each), and waits for the supervisor to bring back what it broke before the next.
- * Returns how many of each kind it injected.
+ * Returns how many of each kind it injected, and after how many the part did not come back.
  */
-export async function runChaos(options: ChaosOptions): Promise<Map<FaultKind, number>> {
+export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
   const { stack, log } = options;
   const injected = new Map<FaultKind, number>(FAULT_KINDS.map((kind) => [kind, 0]));
+  const unrecovered = new Map<FaultKind, number>();
   const part = (name: string): Supervised => {
     const found = stack.processes.get(name);
     if (!found) throw new Error(`the stack runs no ${name}`);
@@ -47,17 +55,38 @@ export async function runChaos(options: ChaosOptions): Promise<Map<FaultKind, nu
   const crashAndWait = async (process: Supervised, signal: NodeJS.Signals = 'SIGKILL') => {
     process.crash(signal);
     await sleep(1_000);
-    await process.running(180_000);
+    return process.running(180_000).then(
+      () => true,
+      () => false,
+    );
   };
-  const faults: Record<FaultKind, () => Promise<void>> = {
+  const faults: Record<FaultKind, () => Promise<boolean>> = {
     'kill -9 an API process': async () => {
-      const primary = part('api').pid;
-      const children = run('ps', ['--ppid', String(primary), '-o', 'pid='])
-        .trim()
-        .split(/\s+/);
-      const victim = Number(children[randomInt(children.length)]);
+      const api = part('api');
+      const children = () =>
+        run('ps', ['--ppid', String(api.pid), '-o', 'pid='])
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number);
+      const before = children();
+      const victim = before[randomInt(before.length)] ?? -1;
       process.kill(victim, 'SIGKILL');
-      await sleep(3_000);
+      // Back once the cluster's primary has replaced it and the new process listens.
+      const back = await waitFor(
+        'the API process replaced',
+        async () => {
+          const now = children();
+          if (now.length < before.length || now.includes(victim)) return undefined;
+          const log = readFileSync(api.spec.logFile, 'utf8');
+          const listening = now.filter((pid) => log.includes(`"pid":${pid},"msg":"api listening"`));
+          return listening.length === now.length ? true : undefined;
+        },
+        120_000,
+        500,
+      ).catch(() => false);
+      if (!back) log('  the API process was not replaced by a listening one within 2 minutes');
+      return back;
     },
     'kill -9 a worker': () => crashAndWait(part(`worker-${randomInt(2) + 1}`)),
     'kill -9 the Temporal server': () => crashAndWait(part('temporal-server')),
@@ -69,6 +98,7 @@ export async function runChaos(options: ChaosOptions): Promise<Map<FaultKind, nu
       log(`  the LMDB disk is full (${Math.round(bytes / 1024 / 1024)} MiB of filler)`);
       await sleep(options.diskFullMs);
       options.disk.free();
+      return true;
     },
   };
 
@@ -81,11 +111,12 @@ export async function runChaos(options: ChaosOptions): Promise<Map<FaultKind, nu
     if (kind === undefined) continue;
     const started = Date.now();
     log(`fault: ${kind}`);
-    await faults[kind]();
+    const back = await faults[kind]();
     injected.set(kind, (injected.get(kind) ?? 0) + 1);
-    log(`  back after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (back) log(`  back after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    else unrecovered.set(kind, (unrecovered.get(kind) ?? 0) + 1);
   }
-  return injected;
+  return { injected, unrecovered };
 }
 
 /** Fisher–Yates. */

@@ -7,7 +7,8 @@ export interface SoakReport {
   record: SoakRecord;
   loadSeconds: number;
   settleSeconds: number;
-  faults: [FaultKind, number][];
+  /** Each kind: injected, and not recovered from. */
+  faults: [FaultKind, number, number][];
   restarts: [string, number][];
   results: InvariantResult[];
 }
@@ -46,7 +47,9 @@ export function printReport(say: Log, report: SoakReport): void {
     `soak's own errors  ${errors.join(', ') || 'none'} (requests of the load that failed, retried by the next step)`,
   );
   say('== Faults');
-  for (const [kind, n] of report.faults) say(`${String(n).padStart(4)}  ${kind}`);
+  for (const [kind, n, lost] of report.faults) {
+    say(`${String(n).padStart(4)}  ${kind}${lost > 0 ? ` (${lost} not recovered from)` : ''}`);
+  }
   say(
     `restarts by the supervisor: ${
       report.restarts
