@@ -110,7 +110,8 @@ export async function runDonor(
 
 /**
  * Refunds some paid donations once they are CONFIRMED: half at the provider (its dashboard),
- * half by an operator through galang; each in full or in part, each donation at most once.
+ * half by an operator through galang; each in full or in part, each donation at most once,
+ * until the load ends.
  */
 export async function runRefunder(
   queue: string[],
@@ -118,7 +119,9 @@ export async function runRefunder(
   done: () => boolean,
 ): Promise<void> {
   const { client, record } = options;
-  while (!done() || queue.length > 0) {
+  // Refunds belong to the load's window: what is still queued when it ends is dropped, so a
+  // stack that stopped answering cannot hold the soak for the queue's length of waits.
+  while (!done()) {
     const id = queue.shift();
     if (id === undefined) {
       await sleep(500);
