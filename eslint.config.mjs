@@ -64,7 +64,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.mjs', 'jest.config.js', '.dependency-cruiser.cjs'],
+    files: [
+      'eslint.config.mjs',
+      'jest.config.js',
+      'jest.production.config.js',
+      '.dependency-cruiser.cjs',
+    ],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

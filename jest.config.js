@@ -8,6 +8,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The production-shaped stack has its own run: npm run test:production.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/production/'],
   transform: { '^.+\\.[tj]s$': ['@swc/jest', {}] },
   // light-my-request (Fastify's inject) requires the ESM-only `cookie`; Node 20 loads it
   // natively, Jest's module system does not, so it is compiled like our own code.

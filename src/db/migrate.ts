@@ -19,6 +19,9 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   return result;
 }
 
+/** duplicate_database, and unique_violation on pg_database (two CREATE DATABASE at once). */
+const DATABASE_EXISTS_CODES = new Set(['42P04', '23505']);
+
 /**
  * Creates the database named in the URL when it does not exist yet, through the server's
  * `postgres` maintenance database, so a fresh machine needs no manual `createdb`.
@@ -36,8 +39,9 @@ export async function ensureDatabase(connectionString: string): Promise<boolean>
     try {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
     } catch (error) {
-      // Another process created it between our check and our CREATE.
-      if ((error as { code?: string }).code !== '42P04') throw error;
+      // Another process created it between our check and our CREATE: 42P04 once it committed,
+      // 23505 (pg_database's unique index) while its CREATE was still running beside ours.
+      if (!DATABASE_EXISTS_CODES.has((error as { code?: string }).code ?? '')) throw error;
       return false;
     }
     return true;

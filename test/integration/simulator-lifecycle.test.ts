@@ -2,6 +2,7 @@ import { ProviderRejected } from '../../src/providers/http-json';
 import type { PaymentProvider, WebhookEvent } from '../../src/providers/payment-provider';
 import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
 import { PaymentSimulator } from '../../src/providers/simulator/simulator-server';
+import type { SimulatorPayment } from '../../src/providers/simulator/simulator-protocol';
 import { signStandardWebhook } from '../../src/providers/standard-webhooks';
 import type { DisputeEvent, RefundEvent } from '../../workflows/contracts';
 import { webhookSink } from '../support/webhook-sink';
@@ -95,6 +96,17 @@ describe('payment simulator lifecycles', () => {
     });
     expect(again.providerReference).toBe(id);
     expect(simulator.chargeCount(`${reference}-create`)).toBe(1);
+  });
+
+  it('lists every payment it made, with refunds, at GET /test/payments', async () => {
+    const { reference, id } = await create();
+    simulator.transition(id, 'settled');
+    await refund(id, `${reference}-refund`, 15_000);
+    const response = await fetch(`${url}/test/payments`);
+    const { payments } = (await response.json()) as { payments: SimulatorPayment[] };
+    const listed = payments.filter((payment) => payment.reference === reference);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ id, status: 'settled', refunds: [{ amount: 15_000 }] });
   });
 
   it('cancels a pending payment, accepts closing it again, and notifies CANCELED', async () => {

@@ -19,6 +19,8 @@ export type SimulatorApp = ReturnType<typeof createSimulatorApp>;
 export interface SimulatorControls {
   transition(id: string, status: SimulatorPaymentStatus): SimulatorPayment;
   payment(id: string): SimulatorPayment | undefined;
+  /** Every payment made, with its refunds and disputes. */
+  payments(): SimulatorPayment[];
   refundAtProvider(paymentId: string, amount: number): SimulatorRefund;
   settleRefund(
     refundId: string,
@@ -68,6 +70,9 @@ export function registerControlRoutes(app: SimulatorApp, simulator: SimulatorCon
   app.addHook('preValidation', async (request) => {
     if (request.url.startsWith('/test/')) request.body ??= {};
   });
+  // The provider's whole record, as its dashboard's export: what a soak checks galang against.
+  app.get('/test/payments', async () => ({ payments: simulator.payments() }));
+
   app.post('/test/payments/:id/:action', { schema: { params: PaymentMove } }, async (request) =>
     simulator.transition(request.params.id, paymentStatuses[request.params.action] ?? 'pending'),
   );

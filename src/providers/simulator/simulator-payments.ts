@@ -86,6 +86,11 @@ export class SimulatedPayments {
     return this.payments.get(id);
   }
 
+  /** Every payment made, in the order they were made: the provider's whole record. */
+  all(): SimulatorPayment[] {
+    return [...this.payments.values()];
+  }
+
   byReference(reference: string): SimulatorPayment | undefined {
     return [...this.payments.values()].find((p) => p.reference === reference);
   }

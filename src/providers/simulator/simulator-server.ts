@@ -84,6 +84,10 @@ export class PaymentSimulator implements SimulatorControls {
     return this.book.get(id);
   }
 
+  payments(): SimulatorPayment[] {
+    return this.book.all();
+  }
+
   paymentByReference(reference: string): SimulatorPayment | undefined {
     return this.book.byReference(reference);
   }

@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { defaultClaimsPath } from '../../src/idempotency/claims-location';
+import { namedPorts, run } from './commands';
+import type { Log } from './commands';
+import { galangEnv, makeSecrets, writeEnvFile } from './galang-env';
+import type { GalangRole, StackSecrets } from './galang-env';
+import { makeStackPki } from './pki';
+import type { StackPki } from './pki';
+import { ownPostgres, ownRedis } from './own-services';
+import { Supervised, lineMatching } from './supervisor';
+import type { ProcessSpec } from './supervisor';
+import { PROJECT_ROOT, ensureTemporalBinaries } from './temporal-build';
+import { operatorCli, registerNamespace, temporalServer } from './temporal-cluster';
+import type { OperatorCli } from './temporal-cluster';
+import { dropTemporalDatabases, setupTemporalSchema } from './temporal-schema';
+import type { PostgresServer } from './temporal-schema';
+import { TEMPORAL_PORT_NAMES, writeTemporalServerConfig } from './temporal-server-config';
+
+export interface ProductionStackOptions {
+  log: Log;
+  /** Skip `npm run build` (a caller that just built). */
+  skipBuild?: boolean;
+  /** PostgreSQL servers of the stack's own (a soak restarts them) instead of 127.0.0.1:5432. */
+  ownPostgres?: boolean;
+  /** API processes on the one port (API_PROCESSES); 2 by default. */
+  apiProcesses?: number;
+  /** Worker processes; 2 by default. */
+  workers?: number;
+  /** The simulator settles each payment after this long; -1 (the default) leaves it to callers. */
+  autoPayMs?: number;
+  /**
+   * Runs before the API starts, with the LMDB folder (a soak mounts a small tmpfs there). With
+   * it, the idempotency claims live in that folder too, not in /dev/shm.
+   */
+  prepareLmdb?: (lmdbDir: string) => void;
+  /** More environment for every galang process. */
+  env?: Record<string, string>;
+}
+
+export interface ProductionStack {
+  id: string;
+  dir: string;
+  apiUrl: string;
+  simulatorUrl: string;
+  secrets: StackSecrets;
+  pki: StackPki;
+  temporal: { address: string; namespace: string; operator: OperatorCli };
+  /** galang's database. */
+  databaseUrl: string;
+  lmdbDir: string;
+  /** Every supervised process, by name: `postgres`, `temporal-postgres`, `redis`, `api`, … */
+  processes: ReadonlyMap<string, Supervised>;
+  stop(options?: StopOptions): Promise<void>;
+}
+
+/** What {@link ProductionStack.stop} leaves behind for a look: by default, nothing. */
+export interface StopOptions {
+  /** The stack's folder: logs, certificates, the servers' data. */
+  keepFiles?: boolean;
+  /** Its databases on the machine's PostgreSQL. */
+  keepDatabases?: boolean;
+}
+
+const SHARED_POSTGRES: PostgresServer = { host: '127.0.0.1', port: 5432, user: 'postgres' };
+
+/**
+ * galang as production runs it, without Docker: built with `npm run build`, the Temporal server
+ * at docker-compose.yml's version on PostgreSQL behind mutual TLS, its namespace and search
+ * attributes set up by the operator's CLI, Redis, and the API, workers and payment simulator
+ * from dist/ with NODE_ENV=production and secrets of their own. Everything on loopback, in a
+ * folder of its own under `.data/stacks/`, on ports the kernel hands out, in databases named
+ * after the stack; nothing it starts outlives {@link ProductionStack.stop}.
+ */
+export async function startProductionStack(
+  options: ProductionStackOptions,
+): Promise<ProductionStack> {
+  const startedAt = Date.now();
+  const log: Log = (line) => {
+    options.log(`[${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
+  };
+  const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const dir = path.join(PROJECT_ROOT, '.data', 'stacks', id);
+  mkdirSync(dir, { recursive: true });
+  log(`Stack ${id} in ${dir}`);
+  const started: Supervised[] = [];
+  const processes = new Map<string, Supervised>();
+  const databases = { main: `temporal_${id}`, visibility: `temporal_visibility_${id}` };
+  const galangDatabase = `galang_${id}`;
+  const dataDir = path.join(dir, 'galang');
+  const lmdbDir = path.join(dataDir, 'idempotency');
+  let postgres = SHARED_POSTGRES;
+  let temporalPostgres = SHARED_POSTGRES;
+
+  const launch = async (part: Supervised) => {
+    processes.set(part.spec.name, part);
+    await part.start();
+    started.push(part);
+  };
+  const stop = async ({ keepFiles = false, keepDatabases = false }: StopOptions = {}) => {
+    for (const part of [...started].reverse()) await part.stop();
+    // The idempotency claims live in shared memory, outside the stack's folder.
+    rmSync(defaultClaimsPath(lmdbDir), { recursive: true, force: true });
+    if (!keepDatabases && !options.ownPostgres) {
+      const names = [databases.main, databases.visibility, galangDatabase];
+      await dropTemporalDatabases(SHARED_POSTGRES, names);
+    }
+    if (!keepFiles) rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    if (!options.skipBuild) {
+      log('npm run build');
+      run('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT });
+    }
+    const binaries = ensureTemporalBinaries(log);
+    const ports = await namedPorts([
+      'api',
+      'simulator',
+      'redis',
+      'postgres',
+      'temporalPostgres',
+      ...TEMPORAL_PORT_NAMES,
+    ] as const);
+    const pki = makeStackPki(path.join(dir, 'pki'), `${id}.galang.test`);
+
+    if (options.ownPostgres) {
+      postgres = { ...SHARED_POSTGRES, port: ports.postgres };
+      temporalPostgres = { ...SHARED_POSTGRES, port: ports.temporalPostgres };
+      await launch(ownPostgres('postgres', path.join(dir, 'postgres'), postgres.port, log));
+      await launch(
+        ownPostgres(
+          'temporal-postgres',
+          path.join(dir, 'temporal-postgres'),
+          temporalPostgres.port,
+          log,
+        ),
+      );
+    }
+    const redis = ownRedis(path.join(dir, 'redis'), ports.redis, log);
+    await launch(redis);
+
+    await setupTemporalSchema(binaries, temporalPostgres, databases, log);
+    const temporalDir = path.join(dir, 'temporal');
+    mkdirSync(temporalDir, { recursive: true });
+    const configFile = writeTemporalServerConfig({
+      dir: temporalDir,
+      ports,
+      postgres: temporalPostgres,
+      databases,
+      pki,
+    });
+    const temporal = {
+      address: `127.0.0.1:${ports.frontend}`,
+      namespace: 'galang',
+      operator: operatorCli(`127.0.0.1:${ports.frontend}`, pki, log),
+    };
+    await launch(
+      temporalServer({ binaries, configFile, dir: temporalDir, operator: temporal.operator, log }),
+    );
+    log(`Temporal ${binaries.version} on ${temporal.address}, mutual TLS only`);
+    await registerNamespace(temporal.operator, temporal.namespace, '72h', log);
+
+    const secrets = makeSecrets();
+    mkdirSync(lmdbDir, { recursive: true });
+    options.prepareLmdb?.(lmdbDir);
+    const databaseUrl = `postgres://postgres@127.0.0.1:${postgres.port}/${galangDatabase}`;
+    const endpoints = {
+      apiPort: ports.api,
+      simulatorPort: ports.simulator,
+      databaseUrl,
+      redisUrl: `redis://127.0.0.1:${ports.redis}`,
+      temporalAddress: temporal.address,
+      namespace: temporal.namespace,
+      dataDir,
+    };
+    const envOf = (role: GalangRole, extra: Record<string, string> = {}) => ({
+      ...galangEnv(role, endpoints, secrets, pki),
+      SIMULATOR_AUTO_PAY_MS: String(options.autoPayMs ?? -1),
+      ...options.env,
+      ...extra,
+    });
+    writeEnvFile(path.join(dir, 'api.env'), envOf('api'));
+    const node = (
+      name: string,
+      entry: string,
+      env: Record<string, string>,
+      ready: RegExp,
+    ): ProcessSpec => ({
+      name,
+      command: process.execPath,
+      args: [path.join(PROJECT_ROOT, 'dist', 'src', 'entry', `${entry}.js`)],
+      env,
+      cwd: PROJECT_ROOT,
+      logFile: path.join(dir, `${name}.log`),
+      ready: lineMatching(ready),
+    });
+    await launch(
+      new Supervised(
+        node('simulator', 'simulator', envOf('simulator'), /"msg":"simulator listening"/),
+        log,
+      ),
+    );
+    await launch(
+      new Supervised(
+        node(
+          'api',
+          'api',
+          envOf('api', {
+            API_PROCESSES: String(options.apiProcesses ?? 2),
+            LMDB_PATH: lmdbDir,
+            ...(options.prepareLmdb && { LMDB_CLAIMS_PATH: path.join(lmdbDir, 'claims') }),
+          }),
+          /"msg":"api listening"/,
+        ),
+        log,
+      ),
+    );
+    const workerEnv = envOf('worker', { WORKER_METRICS_PORT: '0' });
+    const workers = Array.from({ length: options.workers ?? 2 }, (_, i) =>
+      node(`worker-${i + 1}`, 'worker', workerEnv, /"msg":"worker polling"/),
+    );
+    await Promise.all(workers.map((spec) => launch(new Supervised(spec, log))));
+    log(
+      `galang API on http://127.0.0.1:${ports.api} (production mode), simulator on :${ports.simulator}`,
+    );
+    return {
+      id,
+      dir,
+      apiUrl: `http://127.0.0.1:${ports.api}`,
+      simulatorUrl: `http://127.0.0.1:${ports.simulator}`,
+      secrets,
+      pki,
+      temporal,
+      databaseUrl,
+      lmdbDir,
+      processes,
+      stop,
+    };
+  } catch (error) {
+    log(`Stack ${id} failed to start; logs kept in ${dir}`);
+    await stop({ keepFiles: true });
+    throw error;
+  }
+}
