@@ -193,8 +193,8 @@ describe('the idempotency store on a full disk', () => {
           const response = responses[i];
           if (response && refused.includes(key)) await expectStoreUnavailable(response);
         }
-        // Some claims could not even be removed: abandoned, not waited for.
-        expect(await claimsInFlight()).toBeGreaterThan(0);
+        // Claims that could not even be removed are abandoned, not waited for: how many depends
+        // on when the disk filled (none, on a loaded machine); the retries below must pass either way.
         for (const response of await Promise.all(refused.map(postBoth))) {
           await expectStoreUnavailable(response);
         }

@@ -140,7 +140,11 @@ describe('production boot', () => {
         LMDB_PATH: lmdb,
         LOG_LEVEL: 'info',
         ...UNLIMITED,
+        // Every provider the shared database has open donations on, with live-shaped keys:
+        // production refuses sandbox ones.
         ...ALL_PROVIDERS_ENV,
+        MIDTRANS_SERVER_KEYS: 'Mid-server-unreachable-live-key',
+        STRIPE_SECRET_KEY: 'sk_live_unreachable',
       }),
       (line) => line.includes('"api listening"'),
     );
