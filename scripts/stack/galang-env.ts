@@ -8,6 +8,9 @@ export interface StackSecrets {
   clientSecret: string;
   operatorId: string;
   operatorSecret: string;
+  /** The Temporal UI's codec proxy key (deploy/codec-proxy.conf). */
+  codecId: string;
+  codecSecret: string;
   metricsToken: string;
   simulatorWebhookSecret: string;
   payloadKeys: string;
@@ -22,6 +25,8 @@ export function makeSecrets(): StackSecrets {
     clientSecret: token(),
     operatorId: 'ops',
     operatorSecret: token(),
+    codecId: 'ui-codec',
+    codecSecret: token(),
     metricsToken: token(),
     simulatorWebhookSecret: `whsec_${randomBytes(32).toString('base64')}`,
     payloadKeys: `k1:${randomBytes(32).toString('base64')}`,
@@ -75,6 +80,7 @@ export function galangEnv(
     DATA_DIR: endpoints.dataDir,
     API_KEYS: `${secrets.clientId}:${secrets.clientSecret}`,
     OPERATOR_KEYS: `${secrets.operatorId}:${secrets.operatorSecret}`,
+    CODEC_KEYS: `${secrets.codecId}:${secrets.codecSecret}`,
     METRICS_TOKEN: secrets.metricsToken,
     PAYMENT_PROVIDER: 'simulator',
     ALLOW_SIMULATOR: 'true',
