@@ -13,6 +13,15 @@ export const moneyActivity: ActivityOptions = {
 };
 
 /**
+ * Asking a provider for a refund: retried through an outage, but never past half of the shortest
+ * provider idempotency window (Stripe forgets a key after 24 hours), where a retry could refund twice.
+ */
+export const refundRequestActivity: ActivityOptions = {
+  ...moneyActivity,
+  scheduleToCloseTimeout: '12 hours',
+};
+
+/**
  * The same steps run in the worker's process: no activity task round trip, so the payment
  * action and a confirmation each cost one workflow task (docs/benchmarks.md, bench:spike).
  */

@@ -230,6 +230,14 @@ describe('late payment and refund request workflows with stub activities', () =>
       }),
     );
     expect(result).toEqual({ refundId: 're_late', status: 'PENDING' });
+    // Retried through an outage only while the provider still knows the idempotency key.
+    const history = await env.client.workflow
+      .getHandle(refundRequestWorkflowId(donationId, 'op-1'))
+      .fetchHistory();
+    const asked = history.events?.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'requestRefund',
+    )?.activityTaskScheduledEventAttributes;
+    expect(Number(asked?.scheduleToCloseTimeout?.seconds ?? 0)).toBe(12 * 60 * 60);
     expect(stubs.names()).toEqual(['requestRefund', 'followReversal']);
     expect(stubs.argsOf('requestRefund')).toEqual([[request]]);
     const [ref, event] = stubs.argsOf('followReversal')[0] ?? [];
