@@ -5,7 +5,8 @@ import type { Database } from '../db/schema';
 import {
   CLOSED_WITHOUT_MONEY,
   OPEN_STATUSES,
-  UNSTATED_CHARGEBACK_HOLD,
+  KEPT_HOLDS,
+  isKeptHold,
 } from '../../workflows/contracts';
 import type { DonationStatus, LedgerEntryType, Posting } from '../../workflows/contracts';
 import { entrySign, statusFromNet, undoes } from './ledger-status';
@@ -136,16 +137,19 @@ export class LedgerRepository {
 
   /**
    * Posts the entries of one refund or dispute, in order, each once. The donation's status is
-   * derived from the net afterwards, except while it is held for an unstated chargeback: money
-   * is gone that no entry shows, so only a CHARGEBACK (the amount stated) ends the hold. The
+   * derived from the net afterwards, except while one of the {@link KEPT_HOLDS} holds it (an
+   * unstated chargeback, a late payment not given back) and no posting has ended it. The
    * campaign's count drops when the net reaches zero and comes back when money does.
    */
   async post(donationId: string, postings: readonly Posting[]): Promise<PostResult> {
     return this.db.transaction().execute(async (trx) => {
       const donation = await lockDonation(trx, donationId);
       let ledger = await netOf(trx, donationId);
-      let held =
-        donation.status === 'NEEDS_REVIEW' && donation.failure_reason === UNSTATED_CHARGEBACK_HOLD;
+      const hold =
+        donation.status === 'NEEDS_REVIEW' && isKeptHold(donation.failure_reason)
+          ? KEPT_HOLDS[donation.failure_reason]
+          : undefined;
+      let held = hold !== undefined;
       const status = () => (held ? 'NEEDS_REVIEW' : statusFromNet(donation.amount, ledger));
       const result = (inserted: number, refused?: PostRefusal): PostResult => ({
         status: inserted > 0 ? status() : donation.status,
@@ -189,10 +193,10 @@ export class LedgerRepository {
             (posting.entryType === 'CHARGEBACK_REVERSAL' ? 1 : 0),
         };
         inserted++;
-        if (posting.entryType === 'CHARGEBACK') held = false;
+        if (held && hold?.(posting.entryType, next) === true) held = false;
       }
       if (inserted > 0) {
-        const released = !held && donation.failure_reason === UNSTATED_CHARGEBACK_HOLD;
+        const released = !held && hold !== undefined;
         await trx
           .updateTable('donations')
           .set({

@@ -51,6 +51,8 @@ export class MoneyModel {
   private readonly disputes = new Map<string, DisputeState>();
   /** Disputes whose amount the provider did not state: the donation is held for review. */
   private readonly held = new Set<string>();
+  /** A late payment galang could not give back: held until its money has left (KEPT_HOLDS). */
+  private lateHeld = false;
   /** Held disputes and the whole chargeback that covers each: one dispute at the provider. */
   private readonly coveredBy = new Map<string, string>();
   private readonly outcomes: Record<string, ReversalOutcome> = {};
@@ -274,10 +276,11 @@ export class MoneyModel {
       // Its REFUND was never posted (nothing credited yet): the give-back has nothing to undo.
       this.waiting = this.waiting.filter((w) => w.ref !== name);
       this.outcomes[name] = 'no-money-moved';
-      // A late payment galang could not give back is held for an operator, never kept quietly;
-      // the next entry posted derives the status from the net again.
+      // A late payment galang could not give back is held for an operator, never kept quietly,
+      // until a refund or a chargeback takes its money.
       if (name === LATE_REFUND && ['CONFIRMED', 'PARTIALLY_REFUNDED'].includes(this.status)) {
         this.status = 'NEEDS_REVIEW';
+        this.lateHeld = true;
       }
     }
   }
@@ -296,7 +299,11 @@ export class MoneyModel {
       // Money left, amount unknown: nothing posted, the credited donation waits for review.
       this.held.add(name);
       this.outcomes[name] = 'needs-review';
-      if (this.credited) this.status = 'NEEDS_REVIEW';
+      // The unstated chargeback's hold takes the donation's one review reason.
+      if (this.credited) {
+        this.status = 'NEEDS_REVIEW';
+        this.lateHeld = false;
+      }
       return;
     }
     // A whole chargeback covers the held ones too: one entry of everything they took.
@@ -337,7 +344,8 @@ export class MoneyModel {
     else if (net === this.history.amount) this.status = 'CONFIRMED';
     else if (net > 0) this.status = 'PARTIALLY_REFUNDED';
     else this.status = this.hasOpenChargeback() ? 'CHARGED_BACK' : 'REFUNDED';
-    if (this.held.size > 0) this.status = 'NEEDS_REVIEW';
+    if (this.lateHeld && net <= 0) this.lateHeld = false;
+    if (this.held.size > 0 || this.lateHeld) this.status = 'NEEDS_REVIEW';
   }
 
   private hasOpenChargeback(): boolean {

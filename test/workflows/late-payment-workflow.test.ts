@@ -18,6 +18,7 @@ import type {
   RefundRequestWorkflow,
   ReversalOutcome,
 } from '../../workflows/contracts';
+import { LedgerRepository } from '../../src/ledger/ledger-repository';
 import { ledgerActivities, ledgerState, seedDonation } from '../support/ledger-activities';
 import { connectToDevServer, recorded, snapshot, withWorker } from '../support/stub-worker';
 import type { Activities } from '../support/stub-worker';
@@ -388,5 +389,18 @@ describe('late payment workflow on the real ledger', () => {
     expect(after.status).toBe('NEEDS_REVIEW');
     const row = await real.deps.donations.findById(seeded.donationId);
     expect(row?.failureReason).toBe('late-payment-refund-failed');
+    // Only the money leaving ends the hold: part of it refunded keeps it, the rest releases it.
+    const ledger = new LedgerRepository(real.db);
+    const part = { entryType: 'REFUND', externalRef: 're_part', amount: AMOUNT / 5 } as const;
+    await expect(ledger.post(seeded.donationId, [part])).resolves.toMatchObject({
+      status: 'NEEDS_REVIEW',
+      inserted: 1,
+    });
+    const rest = { entryType: 'REFUND', externalRef: 're_rest', amount: AMOUNT - part.amount };
+    await expect(
+      ledger.post(seeded.donationId, [{ ...rest, entryType: 'REFUND' }]),
+    ).resolves.toMatchObject({ status: 'REFUNDED', inserted: 1 });
+    const released = await real.deps.donations.findById(seeded.donationId);
+    expect(released).toMatchObject({ status: 'REFUNDED', failureReason: null });
   });
 });
