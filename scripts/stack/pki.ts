@@ -23,46 +23,57 @@ export interface StackPki {
 }
 
 const LEAF = 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n';
+const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+
+/** A CA in a folder, and what issues its leaf certificates. */
+export interface CertificateAuthority {
+  ca: string;
+  /** A leaf for `cn` with these extended key usages (`serverAuth,clientAuth`) and SANs. */
+  issue: (name: string, cn: string, usage: string, altNames: string) => CertificatePair;
+}
 
 /**
- * Makes the stack's CA and certificates with openssl (P-256, valid 30 days), with the
- * extensions strict verifiers insist on (rustls in the worker's core, grpc-js, Go's crypto/tls):
- * every connection to and inside Temporal is mutual TLS, so only holders of these reach it.
+ * Makes a CA with openssl (P-256, valid `days`), issuing leaves with the extensions strict
+ * verifiers insist on (rustls in the worker's core, grpc-js, Go's crypto/tls). The stack and
+ * the TLS tests both make their certificates here.
  */
-export function makeStackPki(dir: string, domain: string): StackPki {
+export function makeCertificateAuthority(
+  dir: string,
+  name: string,
+  days: number,
+): CertificateAuthority {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = (name: string) => path.join(dir, name);
+  const file = (base: string) => path.join(dir, base);
   const openssl = (...args: string[]) => run('openssl', args);
-  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  const validity = ['-days', String(days)];
   openssl(
     'req',
     '-x509',
-    ...ecKey,
+    ...EC_KEY,
     '-keyout',
     file('ca.key'),
     '-out',
     file('ca.pem'),
-    '-days',
-    '30',
+    ...validity,
     '-subj',
-    `/CN=galang stack CA ${domain}`,
+    `/CN=${name}`,
     '-addext',
     'basicConstraints=critical,CA:TRUE',
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
   );
-  const issue = (name: string, cn: string, usage: string, altNames: string): CertificatePair => {
+  const issue = (leaf: string, cn: string, usage: string, altNames: string): CertificatePair => {
     writeFileSync(
-      file(`${name}.ext`),
+      file(`${leaf}.ext`),
       `${LEAF}extendedKeyUsage=${usage}\nsubjectAltName=${altNames}\n`,
     );
     openssl(
       'req',
-      ...ecKey,
+      ...EC_KEY,
       '-keyout',
-      file(`${name}.key`),
+      file(`${leaf}.key`),
       '-out',
-      file(`${name}.csr`),
+      file(`${leaf}.csr`),
       '-subj',
       `/CN=${cn}`,
     );
@@ -70,21 +81,29 @@ export function makeStackPki(dir: string, domain: string): StackPki {
       'x509',
       '-req',
       '-in',
-      file(`${name}.csr`),
+      file(`${leaf}.csr`),
       '-CA',
       file('ca.pem'),
       '-CAkey',
       file('ca.key'),
       '-CAcreateserial',
       '-out',
-      file(`${name}.pem`),
-      '-days',
-      '30',
+      file(`${leaf}.pem`),
+      ...validity,
       '-extfile',
-      file(`${name}.ext`),
+      file(`${leaf}.ext`),
     );
-    return { cert: file(`${name}.pem`), key: file(`${name}.key`) };
+    return { cert: file(`${leaf}.pem`), key: file(`${leaf}.key`) };
   };
+  return { ca: file('ca.pem'), issue };
+}
+
+/**
+ * The stack's CA and certificates (valid 30 days): every connection to and inside Temporal is
+ * mutual TLS, so only holders of these reach it.
+ */
+export function makeStackPki(dir: string, domain: string): StackPki {
+  const { ca, issue } = makeCertificateAuthority(dir, `galang stack CA ${domain}`, 30);
   const client = (name: string) => {
     const cn = `${name}.${domain}`;
     return issue(name, cn, 'clientAuth', `DNS:${cn}`);
@@ -92,7 +111,7 @@ export function makeStackPki(dir: string, domain: string): StackPki {
   const frontendName = `frontend.${domain}`;
   const internodeName = `internode.${domain}`;
   return {
-    ca: file('ca.pem'),
+    ca,
     frontendName,
     frontend: issue('frontend', frontendName, 'serverAuth', `DNS:${frontendName},IP:127.0.0.1`),
     internodeName,

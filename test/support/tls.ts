@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
+import { makeCertificateAuthority } from '../../scripts/stack/pki';
 
 /** PEM files of a throwaway CA and the certificates it issued, in a temporary folder. */
 export interface TestPki {
@@ -15,79 +15,17 @@ export interface TestPki {
 }
 
 /**
- * A CA made for one test run with openssl (P-256, valid one day), a server certificate for
- * `serverName` and a client certificate for mTLS, each with the extensions strict verifiers
- * (rustls in the worker's core, grpc-js in the client) insist on.
+ * A CA made for one test run (valid one day, scripts/stack/pki.ts), a server certificate for
+ * `serverName` and a client certificate for mTLS.
  */
 export function makeTestPki(serverName: string, clientName = 'galang-test-client'): TestPki {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-pki-'));
-  const file = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl(
-    'req',
-    '-x509',
-    ...ecKey,
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=galang test CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  );
-  const issue = (name: string, cn: string, extensions: string) => {
-    writeFileSync(file(`${name}.ext`), extensions);
-    openssl(
-      'req',
-      ...ecKey,
-      '-keyout',
-      file(`${name}.key`),
-      '-out',
-      file(`${name}.csr`),
-      '-subj',
-      `/CN=${cn}`,
-    );
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      file(`${name}.csr`),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-out',
-      file(`${name}.pem`),
-      '-days',
-      '1',
-      '-extfile',
-      file(`${name}.ext`),
-    );
-    return { cert: file(`${name}.pem`), key: file(`${name}.key`) };
-  };
-  const leaf = 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n';
-  const server = issue(
-    'server',
-    serverName,
-    `${leaf}extendedKeyUsage=serverAuth\nsubjectAltName=DNS:${serverName}\n`,
-  );
-  const client = issue(
-    'client',
-    clientName,
-    `${leaf}extendedKeyUsage=clientAuth\nsubjectAltName=DNS:${clientName}\n`,
-  );
+  const { ca, issue } = makeCertificateAuthority(dir, 'galang test CA', 1);
   return {
     dir,
-    ca: file('ca.pem'),
-    server,
-    client,
+    ca,
+    server: issue('server', serverName, 'serverAuth', `DNS:${serverName}`),
+    client: issue('client', clientName, 'clientAuth', `DNS:${clientName}`),
     remove: () => {
       rmSync(dir, { recursive: true, force: true });
     },
