@@ -14,8 +14,8 @@ import { createCampaign, donationBody, eventually, startStack } from '../support
 import type { Stack } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { testState } from '../support/test-env';
-import { makeTestPki, startTlsTerminator } from '../support/tls';
-import type { TestPki, TlsTerminator } from '../support/tls';
+import { startMtlsTemporal } from '../support/tls';
+import type { MtlsTemporal, TestPki, TlsTerminator } from '../support/tls';
 import { spawnWorker, workerEnv } from '../support/worker-process';
 
 const SERVER_NAME = 'temporal.galang.test';
@@ -31,23 +31,16 @@ describe('boot', () => {
   let pki: TestPki;
   let otherPki: TestPki;
   let terminator: TlsTerminator;
+  let mtls: MtlsTemporal;
   const lmdbDirs: string[] = [];
 
   beforeAll(async () => {
     stack = await startStack({ noWorker: true });
-    pki = makeTestPki(SERVER_NAME);
-    otherPki = makeTestPki(SERVER_NAME);
-    terminator = await startTlsTerminator({
-      upstream: testState().temporalAddress,
-      cert: pki.server.cert,
-      key: pki.server.key,
-      clientCa: pki.ca,
-    });
+    mtls = await startMtlsTemporal(SERVER_NAME);
+    ({ pki, otherPki, terminator } = mtls);
   });
   afterAll(async () => {
-    await terminator.close();
-    pki.remove();
-    otherPki.remove();
+    await mtls.close();
     for (const dir of lmdbDirs) removeStoreFiles(dir);
     await stack.stop();
   });

@@ -9,9 +9,8 @@ import { createTemporalClient } from '../../src/temporal/temporal-client';
 import { connectionOptions } from '../../src/temporal/temporal-connection';
 import { postDonation, waitForStatus } from '../support/donations';
 import { createCampaign, donationBody, startStack } from '../support/stack';
-import { testState } from '../support/test-env';
-import { makeTestPki, startTlsTerminator } from '../support/tls';
-import type { TestPki, TlsTerminator } from '../support/tls';
+import { startMtlsTemporal } from '../support/tls';
+import type { MtlsTemporal, TestPki, TlsTerminator } from '../support/tls';
 
 const SERVER_NAME = 'temporal.galang.test';
 
@@ -24,6 +23,7 @@ describe('Temporal over TLS', () => {
   let pki: TestPki;
   let otherPki: TestPki;
   let terminator: TlsTerminator;
+  let mtls: MtlsTemporal;
   const tlsEnv = () => ({
     TEMPORAL_ADDRESS: terminator.address,
     TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.ca,
@@ -38,19 +38,11 @@ describe('Temporal over TLS', () => {
     Connection.connect({ ...connectionOptions(temporalConfig(env)), connectTimeout: 2_000 });
 
   beforeAll(async () => {
-    pki = makeTestPki(SERVER_NAME);
-    otherPki = makeTestPki(SERVER_NAME);
-    terminator = await startTlsTerminator({
-      upstream: testState().temporalAddress,
-      cert: pki.server.cert,
-      key: pki.server.key,
-      clientCa: pki.ca,
-    });
+    mtls = await startMtlsTemporal(SERVER_NAME);
+    ({ pki, otherPki, terminator } = mtls);
   });
   afterAll(async () => {
-    await terminator.close();
-    pki.remove();
-    otherPki.remove();
+    await mtls.close();
   });
 
   it('connects the client with the CA, the server name and a client certificate', async () => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { makeCertificateAuthority } from '../../scripts/stack/pki';
+import { testState } from './test-env';
 
 /** PEM files of a throwaway CA and the certificates it issued, in a temporary folder. */
 export interface TestPki {
@@ -105,4 +106,35 @@ export async function startTlsTerminator(options: {
       });
     },
   });
+}
+
+/** The dev server behind an mTLS terminator, with its CA and another, untrusted one. */
+export interface MtlsTemporal {
+  pki: TestPki;
+  /** Certificates of a CA the terminator does not trust. */
+  otherPki: TestPki;
+  terminator: TlsTerminator;
+  close(): Promise<void>;
+}
+
+/** Puts the test run's Temporal dev server behind mutual TLS for `serverName`. */
+export async function startMtlsTemporal(serverName: string): Promise<MtlsTemporal> {
+  const pki = makeTestPki(serverName);
+  const otherPki = makeTestPki(serverName);
+  const terminator = await startTlsTerminator({
+    upstream: testState().temporalAddress,
+    cert: pki.server.cert,
+    key: pki.server.key,
+    clientCa: pki.ca,
+  });
+  return {
+    pki,
+    otherPki,
+    terminator,
+    close: async () => {
+      await terminator.close();
+      pki.remove();
+      otherPki.remove();
+    },
+  };
 }
