@@ -58,6 +58,10 @@ export class DonationRun {
   private readonly early: PaymentEvent[] = [];
   private reference = '';
   private deadlineAt = 0;
+  /** Past its last look at the payment: a success from now on is the late payment's. */
+  private closing = false;
+  private creditedBefore = false;
+  private missedSuccess: PaymentEvent | undefined;
 
   constructor(private readonly input: DonationInput) {
     setHandler(paymentEventSignal, (event) => {
@@ -141,6 +145,7 @@ export class DonationRun {
 
   /** Closes the donation without money; a success that raced the ending goes to a late payment. */
   async finish(status: FinalFailureStatus, reason: EndingReason): Promise<DonationOutcome> {
+    this.closing = true;
     // An earlier run may have ended the row first (a reset raced the ending): the row's ending
     // decides, so a success that run never saw still goes to its late payment.
     const recorded = await failDonation(this.input.donationId, status, reason);
@@ -180,9 +185,7 @@ export class DonationRun {
   }
 
   /** Decided by an earlier run (an operator's reset) or a workflow whose history is gone. */
-  private async decidedBefore(
-    started: Extract<PaymentStart, { kind: 'decided' }>,
-  ): Promise<DonationOutcome> {
+  private decidedBefore(started: Extract<PaymentStart, { kind: 'decided' }>): DonationOutcome {
     this.refusal = ApplicationFailure.nonRetryable(
       'Donation already decided',
       FailureType.AlreadyDecided,
@@ -190,15 +193,27 @@ export class DonationRun {
     this.setStatus(started.status);
     // A success that reached this run before it found the donation decided (a reset of a
     // closed donation, say) is a late payment: its workflow verifies and credits it.
-    const reference = started.providerReference;
-    const success = this.early.find(
-      (e) => e.status === 'PAID' && e.providerReference === reference,
-    );
-    // Never for one credited before: an overdrawn dispute leaves it NEEDS_REVIEW, not unpaid.
-    if (reference && success && isClosedWithoutMoney(started.status) && !started.credited) {
-      await this.handOffLatePayment(reference, success);
-    }
+    this.closing = true;
+    this.creditedBefore = started.credited === true;
+    this.reference = started.providerReference ?? '';
+    this.early.splice(0).forEach((event) => {
+      this.onPaymentEvent(event);
+    });
     return this.outcome(false);
+  }
+
+  /**
+   * Hands a success that came after this run's last look at the payment to its late payment.
+   * The webhook's delivery starts one too when it reads the row closed, but it may read the row
+   * before this run's ending is written; then only the run, holding the signal, can. Never for a
+   * donation credited before: an overdrawn dispute leaves it NEEDS_REVIEW, not unpaid.
+   */
+  async handOffMissedSuccess(outcome: DonationOutcome): Promise<void> {
+    if (!isClosedWithoutMoney(outcome.status) || outcome.credited || this.creditedBefore) return;
+    for (let event = this.missedSuccess; event; event = this.missedSuccess) {
+      this.missedSuccess = undefined;
+      await this.handOffLatePayment(this.reference, event);
+    }
   }
 
   /** The late-payment workflow verifies a success that came for a closed donation, and credits it. */
@@ -217,7 +232,11 @@ export class DonationRun {
   }
 
   private onPaymentEvent(event: PaymentEvent): void {
-    if (this.state.providerReference === undefined) {
+    if (this.closing) {
+      const ours = this.reference !== '' && event.providerReference === this.reference;
+      if (ours && event.status === 'PAID') this.missedSuccess = event;
+      this.note(ours ? 'payment-event-after-ending' : 'payment-event-mismatched', event.status);
+    } else if (this.state.providerReference === undefined) {
       this.early.push(event);
     } else if (event.providerReference !== this.state.providerReference) {
       this.note('payment-event-mismatched', event.providerReference);

@@ -17,13 +17,15 @@ import { DonationRun } from './donation-run';
  * The workflow ID derives from the client's idempotency scope. See docs/donation-lifecycle.md.
  */
 export async function donationWorkflow(input: DonationInput): Promise<DonationOutcome> {
-  const result = await runDonation(input);
+  const donation = new DonationRun(input);
+  const result = await runDonation(donation);
   metricMeter
     .createCounter('galang_donation_outcomes', undefined, 'Donation workflows by final status')
     .add(1, { status: result.status });
   log.info('donation workflow finished', { ...result });
   // Let a waiting paymentAction update answer before the workflow closes.
   await condition(allHandlersFinished);
+  await donation.handOffMissedSuccess(result);
   return result;
 }
 
@@ -33,8 +35,7 @@ export async function donationWorkflow(input: DonationInput): Promise<DonationOu
  * donation in NEEDS_REVIEW, where an operator sees it; a start that fails for good fails the
  * workflow (Failed in the UI, its row handed back or dead-lettered by reconciliation).
  */
-async function runDonation(input: DonationInput): Promise<DonationOutcome> {
-  const donation = new DonationRun(input);
+async function runDonation(donation: DonationRun): Promise<DonationOutcome> {
   const ended = await donation.start();
   if (ended) return ended;
   try {

@@ -138,12 +138,19 @@ export function gate() {
 }
 
 /** Starts the donation as the edge does: update-with-start, answered with the payment action. */
-export async function begin(client: Client, input: DonationInput, taskQueue: string) {
+export async function begin(
+  client: Client,
+  input: DonationInput,
+  taskQueue: string,
+  /** A short task timeout has the SDK heartbeat a slow local activity's task sooner. */
+  workflowTaskTimeout?: string,
+) {
   const startWorkflowOperation = new WithStartWorkflowOperation<DonationWorkflow>(
     WorkflowType.donation,
     {
       ...donationStartOptions(input, taskQueue, { status: 'PENDING' }),
       workflowIdConflictPolicy: 'USE_EXISTING',
+      ...(workflowTaskTimeout ? { workflowTaskTimeout } : {}),
     },
   );
   const answer = client.workflow.executeUpdateWithStart<DonationWorkflow, PaymentActionResult, []>(

@@ -1,3 +1,5 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { paymentEventSignal } from '../../workflows/contracts';
 import {
@@ -153,4 +155,38 @@ describe('donation workflow at the deadline with stub activities', () => {
     expect(stubs.argsOf('confirmDonation')).toEqual([[input.donationId, true]]);
     expect(stubs.count('startLatePayment')).toBe(0);
   });
+
+  it('hands a success that lands after the ending was decided to its late payment', async () => {
+    // A slow ending write outlives its workflow task (the SDK heartbeats the task), so a PAID
+    // signalled then reaches the run past its last look; the webhook's own row read may come
+    // before the ending is written, so only this run can hand it on. Seen under load (#22).
+    const hold = gate();
+    const payment: FakePayment = { status: 'DECLINED', amount: AMOUNT, closable: false };
+    const stubs = donationStubs(payment, undefined, { failDonation: hold.promise });
+    const input = donationInput({ verifyWithProvider: true });
+    const result = await withWorker(env, stubs.activities, async (taskQueue) => {
+      const { handle } = await begin(env.client, input, taskQueue, '2s');
+      await handle.signal(paymentEventSignal, paymentEvent('DECLINED'));
+      await until(() => stubs.count('failDonation') > 0 || undefined);
+      const tasks = await completedTasks(handle);
+      await until(async () => ((await completedTasks(handle)) > tasks ? true : undefined), 10_000);
+      payment.status = 'PAID';
+      await handle.signal(paymentEventSignal, paymentEvent('PAID'));
+      await until(async () => ((await completedTasks(handle)) > tasks + 1 ? true : undefined));
+      hold.open();
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'FAILED', credited: false });
+    expect(stubs.argsOf('startLatePayment')).toEqual([
+      [expect.objectContaining({ donationId: input.donationId, providerReference: REFERENCE })],
+    ]);
+  });
 });
+
+/** Completed workflow tasks so far: a local activity's heartbeat completes one, too. */
+async function completedTasks(handle: WorkflowHandle): Promise<number> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events.filter(
+    (e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+  ).length;
+}
