@@ -9,7 +9,7 @@
  * Tests, benchmarks and scripts stand outside and may use any layer.
  */
 const FEATURES =
-  '(donations|campaigns|webhooks|reconciliation|ledger|ops|demo-page|health|idempotency|auth|audit)';
+  '(donations|campaigns|webhooks|reconciliation|ledger|ops|demo-page|health|idempotency|auth|audit|receipts)';
 const INFRASTRUCTURE =
   '(db|http|temporal|providers|config|errors|observability|security|money|resilience)';
 const ENTRY = '^src/entry/';
