@@ -35,14 +35,14 @@ const LINK = '#1a4fa0';
  */
 const ONE_RUN: PDFKit.Mixins.TextOptions = { features: [] };
 
-/** The English title and, beneath it, the Indonesian one the donor's tax office expects. */
+/** The English title and, beneath it, the Indonesian one, for donors and offices in Indonesia. */
 const TITLES = {
   receipt: { en: 'Receipt', id: 'Kuitansi' },
   'credit-note': { en: 'Credit note', id: 'Nota kredit' },
 } as const;
 
 /**
- * Renders a receipt or credit note as a one-page A4 PDF. The same document gives the same bytes:
+ * Renders a receipt or credit note as an A4 PDF. The same document gives the same bytes:
  * CreationDate and ModDate are issuedAt (pdfkit would stamp the wall clock), and the trailer /ID,
  * which pdfkit computes as an MD5 over the info dictionary, is thereby fixed by the info alone,
  * whose Title carries the number; so two documents differ in /ID when their numbers do. The
