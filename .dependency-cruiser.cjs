@@ -11,7 +11,7 @@
 const FEATURES =
   '(donations|campaigns|webhooks|reconciliation|ledger|ops|demo-page|health|idempotency|auth|audit|receipts)';
 const INFRASTRUCTURE =
-  '(db|http|temporal|providers|config|errors|observability|security|money|resilience)';
+  '(db|http|temporal|providers|config|errors|observability|security|money|resilience|mail)';
 const ENTRY = '^src/entry/';
 const ROOT = '^src/runtime/';
 const FEATURE = [`^src/${FEATURES}/`, '^activities/', '^workflows/(?!contracts/)'];

@@ -14,6 +14,7 @@ export interface StackSecrets {
   metricsToken: string;
   simulatorWebhookSecret: string;
   payloadKeys: string;
+  receiptTokenSecrets: string;
 }
 
 const token = () => randomBytes(32).toString('base64url');
@@ -30,6 +31,7 @@ export function makeSecrets(): StackSecrets {
     metricsToken: token(),
     simulatorWebhookSecret: `whsec_${randomBytes(32).toString('base64')}`,
     payloadKeys: `k1:${randomBytes(32).toString('base64')}`,
+    receiptTokenSecrets: `r1:${token()}`,
   };
 }
 
@@ -88,6 +90,13 @@ export function galangEnv(
     SIMULATOR_URL: `http://127.0.0.1:${endpoints.simulatorPort}`,
     SIMULATOR_WEBHOOK_URL: `http://127.0.0.1:${endpoints.apiPort}/v1/webhooks/simulator`,
     SIMULATOR_WEBHOOK_SECRET: secrets.simulatorWebhookSecret,
+    // Nothing listens there yet: receipts are not sent by this stack.
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+    MAIL_FROM: 'galang stack <receipts@galang.test>',
+    ORG_NAME: 'galang production-shaped stack',
+    ORG_ADDRESS: 'Jl. Contoh No. 1, Jakarta',
+    ORG_TAX_ID: '00.000.000.0-000.000',
+    RECEIPT_TOKEN_SECRETS: secrets.receiptTokenSecrets,
     LOG_LEVEL: 'info',
   };
 }

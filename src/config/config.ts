@@ -7,6 +7,8 @@ import { EnvReader } from './env-reader';
 import type { Env } from './env-reader';
 import { readHttp, readRateLimits } from './http-config';
 import type { HttpConfig, RateLimitConfig } from './http-config';
+import { DEV_RECEIPT_TOKEN_SECRETS, readMail } from './mail-config';
+import type { MailConfig } from './mail-config';
 import { providerSandboxProblems, readPayments } from './payments-config';
 import type { PaymentsConfig } from './payments-config';
 import { readWebhooks } from './webhook-config';
@@ -110,6 +112,8 @@ export interface Config {
   readonly demoPage: boolean;
   /** Port of the worker's Prometheus endpoint (Temporal SDK and galang worker metrics); 0: none. */
   readonly workerMetricsPort: number;
+  /** SMTP, the sender, the development sink and the organization on receipts. */
+  readonly mail: MailConfig;
 }
 
 /** How long `POST /v1/donations` waits for the payment action before answering PENDING. */
@@ -285,6 +289,7 @@ export function loadConfig(source: Env = process.env): Config {
     ),
     demoPage:
       reader.oneOf('DEMO_PAGE', ['true', 'false'], production ? 'false' : 'true') === 'true',
+    mail: readMail(reader, problems, production, dataDir),
   };
 
   if (production) {
@@ -336,6 +341,11 @@ function productionSecrets(config: Config): SecretSetting[] {
       secrets: new Map(config.temporal.payloadKeys.map(({ id, key }) => [id, key])),
       dev: secretsOf(DEV_PAYLOAD_KEYS),
       anyLength: true,
+    },
+    {
+      name: 'RECEIPT_TOKEN_SECRETS',
+      secrets: config.mail.receiptTokenSecrets,
+      dev: secretsOf(DEV_RECEIPT_TOKEN_SECRETS),
     },
     { name: 'METRICS_TOKEN', secrets: [config.http.metricsToken ?? []].flat(), dev: [] },
     external('TEMPORAL_API_KEY', [config.temporal.apiKey]),

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { DEV_API_KEYS } from '../config/config';
 import { CampaignRepository } from '../campaigns/campaign-repository';
 import { DEMO_CAMPAIGN_ID } from '../demo-page/demo-page-plugin';
+import { sinkHostOf } from '../config/mail-config';
+import { startMailSink } from '../mail/mail-sink';
 import { openDatabase } from '../runtime/open-resources';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
@@ -12,14 +14,28 @@ import { isPortOpen, parseAddress, startDevServer, stopDevServer } from '../temp
 /**
  * `npm start`: the whole pipeline on one machine. Uses a Temporal server already answering at
  * TEMPORAL_ADDRESS or starts the dev server (building the CLI the first time), then migrates,
- * seeds the `demo` campaign, runs the simulator in this process, WORKER_PROCESSES worker
- * processes and API_PROCESSES API processes: none of them waits on another's event loop.
+ * seeds the `demo` campaign, runs the mail sink (while SMTP_URL is its port) and the simulator in
+ * this process, WORKER_PROCESSES worker processes and API_PROCESSES API processes: none of them
+ * waits on another's event loop.
  */
 runEntry('galang', async (config, log, parts) => {
   const say = (line = '') => process.stdout.write(`${line}\n`);
   const pageUrl = `${config.publicUrl}/`;
   // First, so a newcomer sees where to go before the logs of everything starting.
   if (config.demoPage) say(`Campaign page: ${pageUrl}  (ready once "galang is up" is printed)`);
+  // Early, like the page line, and before any worker sends; only while SMTP_URL is its port.
+  const sinkHost = sinkHostOf(config.mail);
+  if (sinkHost !== undefined) {
+    const sink = await startMailSink({
+      host: sinkHost,
+      port: config.mail.sinkPort,
+      dir: config.mail.sinkDir,
+      log,
+    });
+    parts.push({ name: 'mail-sink', stop: () => sink.stop() });
+    say(`Mail sink: saving messages under ${sink.dir}`);
+  }
+
   const { host, port } = parseAddress(config.temporal.address);
   let uiUrl = config.temporal.uiUrl;
   if (await isPortOpen(host, port)) {
