@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { runEntry } from '../runtime/entry';
 import { startApiCluster } from '../runtime/api-cluster';
+import { beatForPrimary } from '../runtime/api-heartbeat';
 import { startApi } from '../runtime/start-parts';
 
 /**
@@ -16,6 +17,7 @@ runEntry('api', async (config, log, parts) => {
     log.info({ url: api.url, processes: config.apiProcesses }, 'api listening');
     return;
   }
+  if (cluster.isWorker) beatForPrimary();
   const api = await startApi(config, log);
   parts.push(api);
   log.info({ url: api.url, pid: process.pid }, 'api listening');

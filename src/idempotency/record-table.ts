@@ -1,6 +1,7 @@
 import { open } from 'lmdb';
 import type { Database, RootDatabase, RootDatabaseOptionsWithPath } from 'lmdb';
 import type { IdempotencyRecord, StoreStats, SweepResult } from './idempotency-record';
+import { NoRoomError, hasRoom } from './disk-room';
 import { StoreWriteError, commitFailure } from './store-write-error';
 
 type ExpiryKey = [number, string];
@@ -40,6 +41,7 @@ export class RecordTable {
   readonly root: RootDatabase;
   readonly records: Database<IdempotencyRecord, string>;
   readonly name: string;
+  private readonly path: string;
   private readonly expiry: Database<true, ExpiryKey>;
   private readonly health: Database<number, string>;
   /** Whether the last commit failed; cleared by the next one that succeeds. */
@@ -47,6 +49,7 @@ export class RecordTable {
 
   constructor(options: RecordTableOptions) {
     this.name = options.name;
+    this.path = options.path;
     // `txnStartThreshold` is documented in lmdb-js' README but missing from its types.
     const lmdbOptions: RootDatabaseOptionsWithPath & { txnStartThreshold: number } = {
       path: options.path,
@@ -134,6 +137,12 @@ export class RecordTable {
    * may also fail while queueing a write (msgpackr saves a new record shape synchronously).
    */
   private async committed<T>(write: () => Promise<T>): Promise<T> {
+    // Refused before lmdb-js sees it: a write that meets a full disk inside lmdb-js may corrupt
+    // the process's heap or leave lmdb-js's writer lock held (src/idempotency/disk-room.ts).
+    if (!hasRoom(this.path)) {
+      this.failing = true;
+      throw new StoreWriteError(this.name, new NoRoomError(this.path));
+    }
     try {
       const result = await write();
       this.failing = false;

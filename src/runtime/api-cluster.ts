@@ -1,12 +1,14 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { watchHeartbeats } from './api-heartbeat';
 import type { Running } from './start-parts';
 
 /**
  * Runs the API as `count` processes on one port (node:cluster shares the listening socket),
  * all opening the same LMDB environment. A process that dies is replaced (one that stops on
- * request, with exit code 0, is not); claims it held are recovered by the lease takeover.
+ * request, with exit code 0, is not), and so is one whose event loop stopped beating (stuck in a
+ * lock: `watchHeartbeats`); claims it held are recovered by the lease takeover.
  */
 export async function startApiCluster(
   count: number,
@@ -19,11 +21,13 @@ export async function startApiCluster(
   const fork = (): Promise<Worker> =>
     new Promise((resolve, reject) => {
       const worker = cluster.fork({ GALANG_CLUSTER_WORKER: '1' });
+      const unwatch = watchHeartbeats(worker, log);
       worker.once('listening', (address) => {
         url = `http://${address.address}:${address.port}`;
         resolve(worker);
       });
       worker.once('exit', (code, signal) => {
+        unwatch();
         // Exit code 0 is a stop on request (Ctrl-C reaches every process of the group).
         if (stopping || code === 0) return;
         log.warn({ pid: worker.process.pid, code, signal }, 'api process died; replacing it');
