@@ -9,3 +9,5 @@ export type {
 } from './reconciliation-activities';
 export { createReversalActivities } from './reversal-activities';
 export type { ReversalActivities } from './reversal-activities';
+export { createReceiptActivities } from './receipt-activities';
+export type { ReceiptActivities, ReceiptActivityDeps, ReceiptSender } from './receipt-activities';

@@ -7,6 +7,7 @@ import * as campaignTotalShards from './0005-campaign-total-shards';
 import * as auditLog from './0006-audit-log';
 import * as webhookBodyRetention from './0007-webhook-body-retention';
 import * as donorWall from './0008-donor-wall';
+import * as receipts from './0009-receipts';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006-audit-log': auditLog,
   '0007-webhook-body-retention': webhookBodyRetention,
   '0008-donor-wall': donorWall,
+  '0009-receipts': receipts,
 };

@@ -3,5 +3,6 @@ export { donationWorkflow } from './donation-workflow';
 export { latePaymentWorkflow } from './late-payment-workflow';
 export { paymentSyncWorkflow } from './payment-sync-workflow';
 export { reconciliationWorkflow } from './reconciliation-workflow';
+export { receiptMailWorkflow, receiptsWorkflow } from './receipts-workflow';
 export { refundRequestWorkflow } from './refund-request-workflow';
 export { reversalWorkflow } from './reversal-workflow';

@@ -42,3 +42,24 @@ export const providerSweepActivity: ActivityOptions = {
   startToCloseTimeout: '1 hour',
   heartbeatTimeout: '2 minutes',
 };
+
+/** Numbering and mail dispatch: short; the schedule's next run takes what a failed one left. */
+export const receiptActivity: ActivityOptions = {
+  ...reconciliationActivity,
+  startToCloseTimeout: '1 minute',
+};
+
+/**
+ * One e-mail: through an SMTP outage with backoff for about a day, then recorded as failed
+ * (metrics, `npm run ops -- mail`); a permanent refusal (5xx) is not retried.
+ */
+export const mailActivity: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '10 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 hour',
+    maximumAttempts: 30,
+    nonRetryableErrorTypes,
+  },
+};

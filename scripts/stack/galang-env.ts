@@ -38,6 +38,7 @@ export function makeSecrets(): StackSecrets {
 export interface GalangEndpoints {
   apiPort: number;
   simulatorPort: number;
+  smtpPort: number;
   databaseUrl: string;
   redisUrl: string;
   temporalAddress: string;
@@ -90,8 +91,7 @@ export function galangEnv(
     SIMULATOR_URL: `http://127.0.0.1:${endpoints.simulatorPort}`,
     SIMULATOR_WEBHOOK_URL: `http://127.0.0.1:${endpoints.apiPort}/v1/webhooks/simulator`,
     SIMULATOR_WEBHOOK_SECRET: secrets.simulatorWebhookSecret,
-    // Nothing listens there yet: receipts are not sent by this stack.
-    SMTP_URL: 'smtp://127.0.0.1:2525',
+    SMTP_URL: `smtp://127.0.0.1:${endpoints.smtpPort}`,
     MAIL_FROM: 'galang stack <receipts@galang.test>',
     ORG_NAME: 'galang production-shaped stack',
     ORG_ADDRESS: 'Jl. Contoh No. 1, Jakarta',

@@ -17,6 +17,8 @@ import type { OperatorCli } from './temporal-cluster';
 import { dropTemporalDatabases, setupTemporalSchema } from './temporal-schema';
 import type { PostgresServer } from './temporal-schema';
 import { TEMPORAL_PORT_NAMES, writeTemporalServerConfig } from './temporal-server-config';
+import { startMailSink } from '../../src/mail/mail-sink';
+import type { MailSink } from '../../src/mail/mail-sink';
 
 export interface ProductionStackOptions {
   log: Log;
@@ -50,6 +52,8 @@ export interface ProductionStack {
   /** galang's database. */
   databaseUrl: string;
   lmdbDir: string;
+  /** Where the stack's SMTP server saves the mail it received. */
+  mailDir: string;
   /** Every supervised process, by name: `postgres`, `temporal-postgres`, `redis`, `api`, … */
   processes: ReadonlyMap<string, Supervised>;
   stop(options?: StopOptions): Promise<void>;
@@ -90,8 +94,10 @@ export async function startProductionStack(
   const galangDatabase = `galang_${id}`;
   const dataDir = path.join(dir, 'galang');
   const lmdbDir = path.join(dataDir, 'idempotency');
+  const mailDir = path.join(dir, 'mail');
   let postgres = SHARED_POSTGRES;
   let temporalPostgres = SHARED_POSTGRES;
+  let mailSink: MailSink | undefined;
 
   const launch = async (part: Supervised) => {
     processes.set(part.spec.name, part);
@@ -100,6 +106,7 @@ export async function startProductionStack(
   };
   const stop = async ({ keepFiles = false, keepDatabases = false }: StopOptions = {}) => {
     for (const part of [...started].reverse()) await part.stop();
+    await mailSink?.stop();
     // The idempotency claims live in shared memory, outside the stack's folder.
     rmSync(defaultClaimsPath(lmdbDir), { recursive: true, force: true });
     if (!keepDatabases && !options.ownPostgres) {
@@ -118,6 +125,7 @@ export async function startProductionStack(
     const ports = await namedPorts([
       'api',
       'simulator',
+      'smtp',
       'redis',
       'postgres',
       'temporalPostgres',
@@ -162,6 +170,8 @@ export async function startProductionStack(
     log(`Temporal ${binaries.version} on ${temporal.address}, mutual TLS only`);
     await registerNamespace(temporal.operator, temporal.namespace, '72h', log);
 
+    // The SMTP server receipts go to: a real one, as a deployment has (saving to files).
+    mailSink = await startMailSink({ host: '127.0.0.1', port: ports.smtp, dir: mailDir });
     const secrets = makeSecrets();
     mkdirSync(lmdbDir, { recursive: true });
     options.prepareLmdb?.(lmdbDir);
@@ -169,6 +179,7 @@ export async function startProductionStack(
     const endpoints = {
       apiPort: ports.api,
       simulatorPort: ports.simulator,
+      smtpPort: ports.smtp,
       databaseUrl,
       redisUrl: `redis://127.0.0.1:${ports.redis}`,
       temporalAddress: temporal.address,
@@ -235,6 +246,7 @@ export async function startProductionStack(
       temporal,
       databaseUrl,
       lmdbDir,
+      mailDir,
       processes,
       stop,
     };

@@ -1,3 +1,4 @@
+import { donationWorkflowId } from '../../workflows/contracts';
 import type { AuditActorKind } from '../db/schema';
 
 /** What an operator did: one `audit_log` row each (docs/operations.md, "The audit log"). */
@@ -10,10 +11,12 @@ export const AUDIT_ACTIONS = [
   'decode',
   'encode',
   'donation-read',
+  'receipt-read',
   'campaign-create',
   'campaign-read',
   'campaign-close',
   'message-hide',
+  'mail-resend',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -62,4 +65,10 @@ export interface AuditFilter {
   actor?: string | undefined;
   action?: string | undefined;
   before?: number | undefined;
+}
+
+/** The subject of a route on one donation (`/…/:id`): the donation and its workflow. */
+export function donationSubject(request: { params: unknown }): AuditSubject {
+  const { id } = request.params as { id: string };
+  return { donationId: id, workflowId: donationWorkflowId(id) };
 }

@@ -1,19 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { donationWorkflowId } from '../../workflows/contracts';
-import type { AuditSubject } from '../audit/audit-entry';
+import { donationSubject } from '../audit/audit-entry';
 import { DonationParams } from '../donations/donation-schemas';
 import { CampaignParams } from './campaign-schemas';
 import { DEFAULT_WALL_LIMIT, WALL_CACHE_CONTROL } from './donor-wall-service';
 import type { DonorWallService } from './donor-wall-service';
 import { MessageHidden, WallQuery, WallResponse } from './donor-wall-schemas';
 import { matchesEtag } from './progress-answer';
-
-/** Which donation's message an operator hides. */
-function hideSubject(request: FastifyRequest): AuditSubject {
-  const { id } = request.params as { id: string };
-  return { donationId: id, workflowId: donationWorkflowId(id) };
-}
 
 /** The public donor wall and the operators' hiding of a message on it. */
 export const donorWallRoutes: FastifyPluginAsyncTypebox<{ wall: DonorWallService }> = async (
@@ -57,7 +49,7 @@ export const donorWallRoutes: FastifyPluginAsyncTypebox<{ wall: DonorWallService
     {
       config: {
         auth: 'operator',
-        audit: { action: 'message-hide', subject: hideSubject },
+        audit: { action: 'message-hide', subject: donationSubject },
         problems: ['donation-not-found'],
       },
       schema: {

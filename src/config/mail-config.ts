@@ -33,6 +33,8 @@ export interface MailConfig {
    * rotated by listing the new one first and dropping the old once its links have expired.
    */
   readonly receiptTokenSecrets: ReadonlyMap<string, string>;
+  /** How often the organization's writer numbers new confirmations; 0: no schedule. */
+  readonly receiptsIntervalSeconds: number;
 }
 
 /** Development stand-ins, so a receipt made on a laptop is visibly not a real one. */
@@ -94,6 +96,7 @@ export function readMail(
       'RECEIPT_TOKEN_SECRETS',
       production ? undefined : DEV_RECEIPT_TOKEN_SECRETS,
     ),
+    receiptsIntervalSeconds: reader.integer('RECEIPTS_INTERVAL_SECONDS', 5, 0, 86_400),
   };
 }
 

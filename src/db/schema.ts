@@ -154,6 +154,45 @@ export interface AuditOutcomesTable {
   at: Generated<Date>;
 }
 
+export type ReceiptSeries = 'receipt' | 'credit-note';
+
+/** A number given once, to one ledger entry (migration 0009). */
+export interface ReceiptsTable {
+  number: string;
+  organization: string;
+  series: ReceiptSeries;
+  year: number;
+  seq: number;
+  ledger_entry_id: number;
+  donation_id: string;
+  /** A credit note's receipt. */
+  refers_to: string | null;
+  issued_at: Timestamp;
+}
+
+/** Ledger entries waiting for their number, queued by a trigger in the ledger's transaction. */
+export interface ReceiptQueueTable {
+  ledger_entry_id: number;
+}
+
+/** Numbered documents whose mail workflow has not been started yet. */
+export interface MailQueueTable {
+  receipt_number: string;
+  queued_at: Timestamp;
+}
+
+export type MailDeliveryStatus = 'sending' | 'sent' | 'failed' | 'no-address';
+
+export interface MailDeliveriesTable {
+  receipt_number: string;
+  message_id: string;
+  status: MailDeliveryStatus;
+  attempts: Generated<number>;
+  last_error: string | null;
+  sent_at: Date | null;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   donations: DonationsTable;
@@ -165,4 +204,8 @@ export interface Database {
   reconciliation_repairs: ReconciliationRepairsTable;
   audit_log: AuditLogTable;
   audit_outcomes: AuditOutcomesTable;
+  receipts: ReceiptsTable;
+  receipt_queue: ReceiptQueueTable;
+  mail_queue: MailQueueTable;
+  mail_deliveries: MailDeliveriesTable;
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { donationWorkflowId, refundRequestWorkflowId } from '../../workflows/contracts';
+import { refundRequestWorkflowId } from '../../workflows/contracts';
+import { donationSubject } from '../audit/audit-entry';
 import type { AuditSubject } from '../audit/audit-entry';
 import { AppError } from '../errors/error-catalogue';
 import { deriveUuid } from '../idempotency/idempotency-key';
@@ -17,12 +18,6 @@ import type { DonationService } from './donation-service';
 
 /** Seconds a client is told to wait before reading a PENDING donation for its action. */
 const PENDING_RETRY_AFTER = 1;
-
-/** An operator's read of a donation: which one. */
-function readSubject(request: FastifyRequest): AuditSubject {
-  const { id } = request.params as { id: string };
-  return { donationId: id, workflowId: donationWorkflowId(id) };
-}
 
 /** An operator's refund: the donation, the refund-request workflow and the amount asked. */
 function refundSubject(request: FastifyRequest): AuditSubject {
@@ -91,7 +86,7 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
     {
       config: {
         auth: 'client-or-operator',
-        audit: { action: 'donation-read', subject: readSubject },
+        audit: { action: 'donation-read', subject: donationSubject },
         problems: ['donation-not-found'],
       },
       schema: {

@@ -13,6 +13,7 @@ export const errorCatalogue = {
   'not-found': { status: 404, title: 'No such resource' },
   'campaign-not-found': { status: 404, title: 'No such campaign' },
   'donation-not-found': { status: 404, title: 'No such donation' },
+  'receipt-not-found': { status: 404, title: 'No such receipt, or the link is not valid' },
   'provider-unknown': { status: 404, title: 'No such payment provider' },
   'idempotency-key-in-use': {
     status: 409,

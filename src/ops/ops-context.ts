@@ -6,6 +6,8 @@ import type { Db } from '../db/database';
 import type { DonationRepository } from '../donations/donation-repository';
 import type { DonationService } from '../donations/donation-service';
 import type { Reconciler } from '../reconciliation/reconciler';
+import type { ReceiptRepository } from '../receipts/receipt-repository';
+import type { ReceiptWorkflows } from '../receipts/receipt-workflows';
 import type { WebhookDelivery } from '../webhooks/webhook-delivery';
 
 /** Where a command writes: stdout for results, stderr for diagnostics. */
@@ -29,4 +31,6 @@ export interface OpsContext {
   donationService: DonationService;
   delivery: WebhookDelivery;
   reconciler: Reconciler;
+  receipts: ReceiptRepository;
+  receiptWorkflows: ReceiptWorkflows;
 }

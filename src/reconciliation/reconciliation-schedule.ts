@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import { WorkflowType } from '../../workflows/contracts';
 import type { ReconciliationReport, ReconciliationWorkflow } from '../../workflows/contracts';
+import { ensureIntervalSchedule } from '../temporal/interval-schedule';
+import type { ScheduleOutcome } from '../temporal/interval-schedule';
 
 export interface ReconciliationScheduleOptions {
   taskQueue: string;
@@ -10,49 +12,22 @@ export interface ReconciliationScheduleOptions {
   intervalSeconds: number;
 }
 
-export type ScheduleOutcome = 'created' | 'updated' | 'unchanged' | 'disabled';
-
 /** One schedule per task queue: deployments (and test files) sharing a server stay apart. */
 export function reconciliationScheduleId(taskQueue: string): string {
   return `galang-reconciliation:${taskQueue}`;
 }
 
-/**
- * Creates the schedule that runs reconciliation every `intervalSeconds`, once: every worker
- * calls this at start, and a schedule that exists is left alone unless its interval changed.
- * Overlapping runs are skipped, and a run missed while Temporal was down is not caught up
- * (the next one does the same work).
- */
+/** The schedule that runs reconciliation every `intervalSeconds` (0: none). */
 export async function ensureReconciliationSchedule(
   client: Client,
   options: ReconciliationScheduleOptions,
 ): Promise<ScheduleOutcome> {
-  if (options.intervalSeconds === 0) return 'disabled';
-  const scheduleId = reconciliationScheduleId(options.taskQueue);
-  const every = options.intervalSeconds * 1000;
-  try {
-    await client.schedule.create<ReconciliationWorkflow>({
-      scheduleId,
-      spec: { intervals: [{ every }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: WorkflowType.reconciliation,
-        workflowId: `reconciliation:${options.taskQueue}`,
-        taskQueue: options.taskQueue,
-        args: [],
-      },
-      policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
-    });
-    return 'created';
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
-  const handle = client.schedule.getHandle(scheduleId);
-  const current = await handle.describe();
-  const intervals = current.spec.intervals ?? [];
-  if (intervals.length === 1 && intervals[0]?.every === every) return 'unchanged';
-  await handle.update((previous) => ({ ...previous, spec: { intervals: [{ every }] } }));
-  return 'updated';
+  return ensureIntervalSchedule(client, {
+    scheduleId: reconciliationScheduleId(options.taskQueue),
+    workflowType: WorkflowType.reconciliation,
+    workflowId: `reconciliation:${options.taskQueue}`,
+    ...options,
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import { CampaignService } from '../campaigns/campaign-service';
 import { donorWallRoutes } from '../campaigns/donor-wall-routes';
 import { DonorWallService } from '../campaigns/donor-wall-service';
 import { donationRoutes } from '../donations/donation-routes';
+import { receiptRoutes } from '../receipts/receipt-routes';
 import { webhookRoutes } from '../webhooks/webhook-routes';
 import type { Metrics } from '../observability/metrics';
 import { registerReconciliationMetrics } from '../observability/metrics';
@@ -119,6 +120,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     });
   }
   await app.register(donationRoutes, { service: services.donationService });
+  await app.register(receiptRoutes, { receipts: services.receiptService });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
   await app.register(donorWallRoutes, {
     wall: new DonorWallService({

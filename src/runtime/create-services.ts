@@ -18,6 +18,10 @@ import type { ProviderRegistry } from '../providers/payment-provider';
 import { verifiesWithProvider } from '../providers/provider-verification';
 import { Reconciler } from '../reconciliation/reconciler';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
+import { ReceiptDocuments } from '../receipts/receipt-documents';
+import { ReceiptRepository } from '../receipts/receipt-repository';
+import { ReceiptService } from '../receipts/receipt-service';
+import { ReceiptWorkflows } from '../receipts/receipt-workflows';
 import { StuckDonations } from '../reconciliation/stuck-donations';
 import { WebhookDelivery } from '../webhooks/webhook-delivery';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
@@ -54,6 +58,10 @@ export interface Services {
   delivery: WebhookDelivery;
   intake: WebhookIntake;
   reconciler: Reconciler;
+  receipts: ReceiptRepository;
+  receiptDocuments: ReceiptDocuments;
+  receiptService: ReceiptService;
+  receiptWorkflows: ReceiptWorkflows;
 }
 
 /**
@@ -73,6 +81,14 @@ export function createServices(config: Config, resources: Resources): Services {
   // Webhooks go through their own pool where the process has one (the API).
   const webhookDb = resources.webhookDb ?? db;
   const inbox = new WebhookInboxRepository(webhookDb);
+  const receipts = new ReceiptRepository(db);
+  const tokenSecrets = [...config.mail.receiptTokenSecrets.values()];
+  const receiptDocuments = new ReceiptDocuments({
+    organization: config.mail.organization,
+    timeZone: config.mail.organization.timeZone,
+    publicUrl: config.publicUrl,
+    tokenSecrets,
+  });
   const delivery = new WebhookDelivery({
     inbox,
     donations: webhookDb === db ? donations : new DonationRepository(webhookDb),
@@ -82,6 +98,10 @@ export function createServices(config: Config, resources: Resources): Services {
     metrics: metrics?.webhooks,
   });
   return {
+    receipts,
+    receiptDocuments,
+    receiptService: new ReceiptService(receipts, receiptDocuments, tokenSecrets),
+    receiptWorkflows: new ReceiptWorkflows(temporal, taskQueue),
     audit: new AuditRepository(db),
     campaigns,
     donations,

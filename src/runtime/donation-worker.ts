@@ -2,11 +2,14 @@ import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporal
 import type { Logger, WorkerOptions } from '@temporalio/worker';
 import {
   createDonationActivities,
+  createReceiptActivities,
   createReconciliationActivities,
   createReversalActivities,
 } from '../../activities';
 import type { Config } from '../config/config';
 import type { ProviderRegistry } from '../providers/payment-provider';
+import { MailSender } from '../mail/mail-sender';
+import { ReceiptMailer } from '../receipts/receipt-mailer';
 import { permanentFailureInterceptor } from '../temporal/permanent-failure-interceptor';
 import { activityMetricsInterceptor } from '../temporal/activity-metrics-interceptor';
 import { correlationActivityInterceptor } from '../temporal/correlation-interceptor';
@@ -25,7 +28,7 @@ export interface DonationWorkerOptions {
   /** The graph from createServices, on the worker's own client: activities start workflows. */
   services: Services;
   providers: ProviderRegistry;
-  config: Pick<Config, 'latePaymentPolicy'>;
+  config: Pick<Config, 'latePaymentPolicy' | 'mail'>;
   /** A prebuilt bundle (tests share one); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Slots, pollers and cache (WORKER_* settings); the SDK's defaults where absent. */
@@ -105,6 +108,20 @@ async function createWorkerOn(
     metrics,
   };
   const reconciliation: ReconciliationActivityDeps = { reconciler: services.reconciler };
+  const { mail } = options.config;
+  const receipts = createReceiptActivities({
+    receipts: services.receipts,
+    issuer: { prefix: mail.organization.receiptPrefix, timeZone: mail.organization.timeZone },
+    receiptWorkflows: services.receiptWorkflows,
+    // nodemailer connects per message: nothing is opened until the first receipt is sent.
+    sender: new ReceiptMailer(
+      services.receipts,
+      services.receiptDocuments,
+      new MailSender(mail),
+      mail.from,
+    ),
+    metrics,
+  });
   return Worker.create({
     connection,
     namespace: options.temporal.namespace,
@@ -115,6 +132,7 @@ async function createWorkerOn(
       ...createDonationActivities(deps),
       ...createReversalActivities(deps),
       ...createReconciliationActivities(reconciliation),
+      ...receipts,
     },
     interceptors: {
       activity: [

@@ -6,6 +6,7 @@ import { buildApp } from './api-app';
 import { IdempotencyStore } from '../idempotency/idempotency-store';
 import { createMetrics } from '../observability/metrics';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
+import { ensureReceiptsSchedule } from '../receipts/receipts-schedule';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { connectTemporalClient, createTemporalClient } from '../temporal/temporal-client';
 import { checkTemporal, probeTemporalTls } from '../temporal/temporal-reachability';
@@ -159,6 +160,11 @@ export async function startWorker(config: Config, db: Db, log: Logger): Promise<
         await ensureReconciliationSchedule(client, {
           taskQueue: config.temporal.taskQueue,
           intervalSeconds: config.reconciliation.intervalSeconds,
+        });
+        await ensureReceiptsSchedule(client, {
+          prefix: config.mail.organization.receiptPrefix,
+          taskQueue: config.temporal.taskQueue,
+          intervalSeconds: config.mail.receiptsIntervalSeconds,
         });
       } catch (error) {
         await created.connection.close().catch(() => undefined);

@@ -21,6 +21,11 @@ export function createWorkerMetrics(meter: MetricMeter) {
       's',
       'Donation created to payment confirmed',
     ),
+    receiptMails: meter.createCounter(
+      'galang_receipt_mails',
+      undefined,
+      'Receipt and credit-note e-mails by outcome (sent, sent-before, no-address, failed)',
+    ),
   };
 }
 

@@ -30,6 +30,8 @@ const ROUTES: [HTTPMethods, string, string][] = [
   ['GET', '/v1/campaigns/:id/progress', '200'],
   ['GET', '/v1/campaigns/:id/donations', '200'],
   ['POST', '/v1/donations/:id/message/hide', '200'],
+  ['GET', '/v1/donations/:id/receipt', '200'],
+  ['GET', '/v1/receipts/:number.pdf', '200'],
   ['POST', '/v1/campaigns', '201'],
   ['GET', '/v1/campaigns/:id', '200'],
   ['POST', '/v1/campaigns/:id/close', '200'],

@@ -27,6 +27,7 @@ describe('mail configuration', () => {
         receiptPrefix: 'GLG',
       }) as unknown,
       receiptTokenSecrets: new Map([DEV_RECEIPT_TOKEN_SECRETS.split(':') as [string, string]]),
+      receiptsIntervalSeconds: 5,
     });
     expect(mail.organization.name).toMatch(/not a real organization/);
     expect(Object.isFrozen(mail.organization)).toBe(true);

@@ -10,6 +10,7 @@ export * from './headers';
 export * from './ledger';
 export * from './provider-events';
 export * from './reconciliation';
+export * from './receipts';
 export * from './reversal-workflows';
 export * from './search-attributes';
 export * from './workflow-ids';

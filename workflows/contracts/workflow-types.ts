@@ -1,4 +1,5 @@
 import type { ReconciliationReport } from './reconciliation';
+import type { ReceiptMailResult, ReceiptsReport } from './receipts';
 import type { DonationInput, DonationOutcome } from './donation-workflow';
 import type {
   LatePaymentInput,
@@ -22,6 +23,8 @@ export const WorkflowType = {
   latePayment: 'latePaymentWorkflow',
   reconciliation: 'reconciliationWorkflow',
   paymentSync: 'paymentSyncWorkflow',
+  receipts: 'receiptsWorkflow',
+  receiptMail: 'receiptMailWorkflow',
 } as const;
 
 export type DonationWorkflow = (input: DonationInput) => Promise<DonationOutcome>;
@@ -30,3 +33,5 @@ export type RefundRequestWorkflow = (input: RefundRequestInput) => Promise<Refun
 export type LatePaymentWorkflow = (input: LatePaymentInput) => Promise<LatePaymentResult>;
 export type ReconciliationWorkflow = () => Promise<ReconciliationReport>;
 export type PaymentSyncWorkflow = (ref: PaymentRef) => Promise<PaymentSyncResult>;
+export type ReceiptsWorkflow = () => Promise<ReceiptsReport>;
+export type ReceiptMailWorkflow = (number: string) => Promise<ReceiptMailResult>;

@@ -1,0 +1,52 @@
+import { isSupportedCurrency } from '../money/currency';
+import type { ReceiptDocument } from './receipt-document';
+import type { ReceiptRecord } from './receipt-repository';
+import { receiptToken } from './receipt-token';
+
+/** The organization a deployment issues documents for, and where their links point. */
+export interface ReceiptSettings {
+  organization: { name: string; address: string; taxId: string };
+  timeZone: string;
+  /** The API's public base URL: the links in the mails and on the PDFs. */
+  publicUrl: string;
+  /** The link tokens' rotation list: the first signs, every one verifies. */
+  tokenSecrets: readonly string[];
+}
+
+/** The locale amounts and dates are written in, by the campaign's currency. */
+const LOCALES: Record<string, string> = { IDR: 'id-ID' };
+
+/** Turns a numbered ledger row into what its PDF and e-mail show. */
+export class ReceiptDocuments {
+  constructor(private readonly settings: ReceiptSettings) {}
+
+  /** The PDF's link, with its token: what the e-mail carries and the client's API returns. */
+  pdfUrl(number: string): string {
+    const secret = this.settings.tokenSecrets[0];
+    if (secret === undefined) throw new Error('No receipt token secret is configured');
+    const token = receiptToken(secret, number);
+    return `${this.settings.publicUrl}/v1/receipts/${number}.pdf?token=${token}`;
+  }
+
+  document(record: ReceiptRecord): ReceiptDocument {
+    if (!isSupportedCurrency(record.currency)) {
+      throw new Error(`Receipt ${record.number}: unsupported currency ${record.currency}`);
+    }
+    return {
+      kind: record.series,
+      number: record.number,
+      ...(record.refersTo ? { refersTo: record.refersTo } : {}),
+      organization: this.settings.organization,
+      campaignTitle: record.campaignTitle,
+      // The document may be forwarded: an anonymous donor stays anonymous on it, too.
+      donorName: record.donorAnonymous ? 'Anonymous' : record.donorName,
+      amount: record.amount,
+      currency: record.currency,
+      locale: LOCALES[record.currency] ?? 'en-US',
+      issuedAt: record.issuedAt,
+      timeZone: this.settings.timeZone,
+      paymentMethod: record.paymentMethod,
+      verificationUrl: this.pdfUrl(record.number),
+    };
+  }
+}

@@ -1,0 +1,286 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+import type { MailDeliveryStatus, ReceiptSeries } from '../db/schema';
+import type { LedgerEntryType } from '../../workflows/contracts';
+import { receiptNumber } from './receipt-number';
+
+/** The organization whose sequences a writer numbers. */
+export interface ReceiptIssuer {
+  /** The numbers' prefix, which also names the organization's sequences. */
+  prefix: string;
+  /** The year of a document is the year in this zone when its money moved. */
+  timeZone: string;
+}
+
+/** What one numbering pass did. */
+export interface IssuedBatch {
+  issued: string[];
+  /** More entries wait: the writer goes on at once. */
+  more: boolean;
+}
+
+/** A numbered document with what its PDF and e-mail show. */
+export interface ReceiptRecord {
+  number: string;
+  series: ReceiptSeries;
+  refersTo: string | null;
+  issuedAt: Date;
+  donationId: string;
+  clientId: string;
+  amount: number;
+  currency: string;
+  movedAt: Date;
+  campaignTitle: string;
+  donorName: string;
+  donorAnonymous: boolean;
+  donorEmail: string;
+  paymentMethod: string;
+}
+
+interface DueEntry {
+  id: number;
+  donation_id: string;
+  entry_type: LedgerEntryType;
+  year: number;
+}
+
+const SERIES: Partial<Record<LedgerEntryType, ReceiptSeries>> = {
+  DONATION: 'receipt',
+  REFUND: 'credit-note',
+  CHARGEBACK: 'credit-note',
+};
+
+/** Receipts, credit notes and their mail: the only SQL about them. */
+export class ReceiptRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Numbers up to `limit` queued ledger entries, in ledger order, in one transaction: the queue
+   * rows go as the numbers come, so a failed pass leaves neither a hole nor a number twice.
+   * The advisory lock makes a second writer (an operator's run beside the schedule's) wait.
+   */
+  async issueDue(issuer: ReceiptIssuer, limit: number): Promise<IssuedBatch> {
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`receipts:${issuer.prefix}`}))`.execute(
+        trx,
+      );
+      const { rows: due } = await sql<DueEntry>`
+        SELECT l.id, l.donation_id, l.entry_type,
+               extract(year FROM l.created_at AT TIME ZONE ${issuer.timeZone})::int AS year
+        FROM receipt_queue q JOIN donation_ledger l ON l.id = q.ledger_entry_id
+        ORDER BY q.ledger_entry_id
+        LIMIT ${limit + 1}
+        FOR UPDATE OF q
+      `.execute(trx);
+      const batch = due.slice(0, limit);
+      if (batch.length === 0) return { issued: [], more: false };
+      const { rows: last } = await sql<{ series: ReceiptSeries; year: number; seq: number }>`
+        SELECT series, year, max(seq)::int AS seq FROM receipts
+        WHERE organization = ${issuer.prefix}
+          AND year IN (${sql.join([...new Set(batch.map((e) => e.year))])})
+        GROUP BY series, year
+      `.execute(trx);
+      const next = new Map(last.map((r) => [`${r.series}:${String(r.year)}`, r.seq]));
+      const receiptOf = await this.receiptsOf(trx, batch);
+      const rows = batch.map((entry) => {
+        const series = SERIES[entry.entry_type] ?? 'receipt';
+        const key = `${series}:${String(entry.year)}`;
+        const seq = (next.get(key) ?? 0) + 1;
+        next.set(key, seq);
+        const number = receiptNumber(issuer.prefix, series, entry.year, seq);
+        if (series === 'receipt') receiptOf.set(entry.donation_id, number);
+        return {
+          number,
+          organization: issuer.prefix,
+          series,
+          year: entry.year,
+          seq,
+          ledger_entry_id: entry.id,
+          donation_id: entry.donation_id,
+          refers_to: series === 'credit-note' ? (receiptOf.get(entry.donation_id) ?? null) : null,
+        };
+      });
+      await trx.insertInto('receipts').values(rows).execute();
+      await trx
+        .insertInto('mail_queue')
+        .values(rows.map((r) => ({ receipt_number: r.number })))
+        .execute();
+      await trx
+        .deleteFrom('receipt_queue')
+        .where(
+          'ledger_entry_id',
+          'in',
+          batch.map((e) => e.id),
+        )
+        .execute();
+      return { issued: rows.map((r) => r.number), more: due.length > limit };
+    });
+  }
+
+  /** The receipts already given to the donations a batch's credit notes reverse. */
+  private async receiptsOf(trx: Db, batch: DueEntry[]): Promise<Map<string, string>> {
+    const donations = batch.filter((e) => SERIES[e.entry_type] === 'credit-note');
+    if (donations.length === 0) return new Map();
+    const found = await trx
+      .selectFrom('receipts')
+      .select(['donation_id', 'number'])
+      .where('series', '=', 'receipt')
+      .where(
+        'donation_id',
+        'in',
+        donations.map((e) => e.donation_id),
+      )
+      .execute();
+    return new Map(found.map((r) => [r.donation_id, r.number]));
+  }
+
+  /** Documents whose mail workflow is still to start, oldest first. */
+  async mailQueue(limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('mail_queue')
+      .select('receipt_number')
+      .orderBy('queued_at')
+      .orderBy('receipt_number')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.receipt_number);
+  }
+
+  async dropFromMailQueue(numbers: readonly string[]): Promise<void> {
+    if (numbers.length === 0) return;
+    await this.db.deleteFrom('mail_queue').where('receipt_number', 'in', numbers).execute();
+  }
+
+  async find(number: string): Promise<ReceiptRecord | undefined> {
+    const [found] = await this.records().where('r.number', '=', number).execute();
+    return found && toRecord(found);
+  }
+
+  /** A donation's receipt and credit notes, in the order they were numbered. */
+  async forDonation(donationId: string): Promise<ReceiptRecord[]> {
+    const rows = await this.records()
+      .where('r.donation_id', '=', donationId)
+      .orderBy('r.ledger_entry_id')
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  /** The client a donation belongs to, or undefined when there is no such donation. */
+  async donationClient(donationId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('donations')
+      .select('client_id')
+      .where('id', '=', donationId)
+      .executeTakeFirst();
+    return row?.client_id;
+  }
+
+  /**
+   * Starts (or starts again) a document's delivery; false when it was sent already, so a
+   * retried activity or a reset workflow never sends it twice.
+   */
+  async beginDelivery(number: string, messageId: string): Promise<boolean> {
+    const row = await this.db
+      .insertInto('mail_deliveries')
+      .values({ receipt_number: number, message_id: messageId, status: 'sending' })
+      .onConflict((oc) =>
+        oc
+          .column('receipt_number')
+          .doUpdateSet({
+            status: 'sending',
+            attempts: sql`mail_deliveries.attempts + 1`,
+            updated_at: sql`now()`,
+          })
+          .where('mail_deliveries.status', 'not in', ['sent', 'no-address']),
+      )
+      .returning('status')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async endDelivery(
+    number: string,
+    status: Exclude<MailDeliveryStatus, 'sending'>,
+    error?: string,
+  ): Promise<void> {
+    await this.db
+      .updateTable('mail_deliveries')
+      .set({
+        status,
+        last_error: error ?? null,
+        updated_at: sql`now()`,
+        ...(status === 'sent' ? { sent_at: sql<Date>`now()` } : {}),
+      })
+      .where('receipt_number', '=', number)
+      .execute();
+  }
+
+  /** Deliveries that did not end sent, for the ops CLI and the metrics. */
+  async unsent(limit: number) {
+    return this.db
+      .selectFrom('mail_deliveries')
+      .select(['receipt_number', 'status', 'attempts', 'last_error', 'updated_at'])
+      .where('status', 'in', ['sending', 'failed'])
+      .orderBy('updated_at')
+      .limit(limit)
+      .execute();
+  }
+
+  private records() {
+    return this.db
+      .selectFrom('receipts as r')
+      .innerJoin('donation_ledger as l', 'l.id', 'r.ledger_entry_id')
+      .innerJoin('donations as d', 'd.id', 'r.donation_id')
+      .innerJoin('campaigns as c', 'c.id', 'd.campaign_id')
+      .select([
+        'r.number',
+        'r.series',
+        'r.refers_to',
+        'r.issued_at',
+        'r.donation_id',
+        'd.client_id',
+        'l.amount',
+        'l.currency',
+        'l.created_at as moved_at',
+        'c.title',
+        'd.donor_name',
+        'd.donor_anonymous',
+        'd.donor_email',
+        'd.payment_method',
+      ]);
+  }
+}
+
+function toRecord(row: {
+  number: string;
+  series: ReceiptSeries;
+  refers_to: string | null;
+  issued_at: Date;
+  donation_id: string;
+  client_id: string;
+  amount: number;
+  currency: string;
+  moved_at: Date;
+  title: string;
+  donor_name: string;
+  donor_anonymous: boolean;
+  donor_email: string;
+  payment_method: string;
+}): ReceiptRecord {
+  return {
+    number: row.number,
+    series: row.series,
+    refersTo: row.refers_to,
+    issuedAt: row.issued_at,
+    donationId: row.donation_id,
+    clientId: row.client_id,
+    amount: Math.abs(row.amount),
+    currency: row.currency.trim(),
+    movedAt: row.moved_at,
+    campaignTitle: row.title,
+    donorName: row.donor_name,
+    donorAnonymous: row.donor_anonymous,
+    donorEmail: row.donor_email,
+    paymentMethod: row.payment_method,
+  };
+}

@@ -1,0 +1,207 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import { startMailSink } from '../../src/mail/mail-sink';
+import { ReceiptWorkflows } from '../../src/receipts/receipt-workflows';
+import type { MailSink } from '../../src/mail/mail-sink';
+import { receiptMailWorkflowId, WorkflowType } from '../../workflows/contracts';
+import type { ReceiptsWorkflow } from '../../workflows/contracts';
+import { resetDonationWorkflow } from '../money/workflow-control';
+import { waitForStatus } from '../support/donations';
+import { ops } from '../support/ops';
+import { textOf } from '../support/pdf-text';
+import { donate, refund } from '../support/reconciliation';
+import {
+  CLIENT_SECRET,
+  OTHER_CLIENT_SECRET,
+  createCampaign,
+  eventually,
+  startStack,
+} from '../support/stack';
+import type { Stack } from '../support/stack';
+
+const DONATIONS = 24;
+
+/**
+ * Receipts end to end: confirmations numbered by two writers at once, some confirmations reset,
+ * numbers 1..N with no gap and no repeat; one e-mail per document over real SMTP with its PDF;
+ * a refund's credit note referencing its receipt; the PDF link's token and the client's read.
+ */
+describe('receipts', () => {
+  let stack: Stack;
+  let sink: MailSink;
+  // Its own organization: its sequences hold only what this file numbers (and rows of other
+  // files in the shared database, numbered the same way).
+  const prefix = `T${randomUUID().replace(/-/g, '').slice(0, 6).toUpperCase()}`;
+
+  beforeAll(async () => {
+    sink = await startMailSink({
+      host: '127.0.0.1',
+      port: 0,
+      dir: mkdtempSync(path.join(os.tmpdir(), 'galang-mail-')),
+    });
+    stack = await startStack({
+      autoPayMs: 50,
+      env: { RECEIPT_PREFIX: prefix, SMTP_URL: `smtp://127.0.0.1:${sink.port}` },
+    });
+  });
+  afterAll(async () => {
+    await stack.stop();
+    await sink.stop();
+  });
+
+  const runWriter = () =>
+    stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
+      workflowId: `receipts-test-${randomUUID()}`,
+      taskQueue: stack.config.temporal.taskQueue,
+      args: [],
+    });
+
+  const numbersOf = (series: 'receipt' | 'credit-note') =>
+    stack.db
+      .selectFrom('receipts')
+      .select(['seq', 'number', 'donation_id', 'refers_to'])
+      .where('organization', '=', prefix)
+      .where('series', '=', series)
+      .orderBy('seq')
+      .execute();
+
+  /** The messages the sink saved, parsed, by Message-ID. */
+  const mails = async () =>
+    Promise.all(sink.received().map(async (file) => simpleParser(readFileSync(file))));
+
+  it('numbers every confirmation once, without gaps, and mails each document once', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const ids = await Promise.all(
+      Array.from({ length: DONATIONS }, (_, i) => donate(stack, campaignId, 10_000 + i)),
+    );
+    await Promise.all(ids.map((id) => waitForStatus(stack, id, 'CONFIRMED')));
+    // Two writers at once (an operator's run beside the schedule's), and resets of some
+    // confirmations: each confirms again, which must not number anything twice.
+    await Promise.all([
+      runWriter(),
+      runWriter(),
+      ...ids.slice(0, 4).map((id) => resetDonationWorkflow(stack, id, 'last-task')),
+    ]);
+    await Promise.all(ids.slice(0, 4).map((id) => waitForStatus(stack, id, 'CONFIRMED')));
+    await runWriter();
+
+    const receipts = await numbersOf('receipt');
+    expect(receipts.map((r) => r.seq)).toEqual(receipts.map((_, i) => i + 1));
+    const mine = receipts.filter((r) => ids.includes(r.donation_id));
+    expect(mine.map((r) => r.donation_id).sort()).toEqual([...ids].sort());
+
+    const myNumbers = new Set(mine.map((r) => r.number));
+    const delivered = await eventually(async () => {
+      const found = (await mails()).filter((m) => myNumbers.has(numberOf(m.messageId)));
+      return found.length >= myNumbers.size ? found : undefined;
+    }, 60_000);
+    const messageIds = delivered.map((m) => m.messageId);
+    expect(new Set(messageIds).size).toBe(messageIds.length);
+    expect(messageIds).toHaveLength(myNumbers.size);
+
+    const first = delivered[0];
+    const attachment = first?.attachments[0];
+    expect(attachment?.contentType).toBe('application/pdf');
+    const number = numberOf(first?.messageId);
+    const row = mine.find((r) => r.number === number);
+    const amount = 10_000 + ids.indexOf(row?.donation_id ?? '');
+    const text = await textOf(attachment?.content ?? Buffer.alloc(0));
+    expect(text).toContain(number);
+    expect(text).toContain(`Rp ${amount.toLocaleString('id-ID')}`);
+    expect(first?.to).toMatchObject({ text: 'ani@example.com' });
+  });
+
+  it('gives a refund a credit note that references the receipt, mailed once', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 40_000);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    await refund(stack, id, 15_000, 'PARTIALLY_REFUNDED');
+    await runWriter();
+    const receipt = (await numbersOf('receipt')).find((r) => r.donation_id === id);
+    const [note, ...more] = (await numbersOf('credit-note')).filter((r) => r.donation_id === id);
+    expect(more).toEqual([]);
+    expect(note?.number).toMatch(new RegExp(`^${prefix}-CN-\\d{4}-\\d{6}$`));
+    expect(note?.refers_to).toBe(receipt?.number);
+    const mail = await eventually(async () =>
+      (await mails()).find((m) => numberOf(m.messageId) === note?.number),
+    );
+    expect(mail.subject).toContain('Credit note');
+    const text = await textOf(mail.attachments[0]?.content ?? Buffer.alloc(0));
+    expect(text).toContain(receipt?.number ?? '?');
+    expect(text).toContain('Rp 15.000');
+    // The mail workflow of a document runs once: a second start meets the first.
+    const starter = new ReceiptWorkflows(stack.temporal, stack.config.temporal.taskQueue);
+    expect(await starter.startMail(note?.number ?? '')).toBe(false);
+    await expect(
+      stack.temporal.workflow.getHandle(receiptMailWorkflowId(note?.number ?? '')).result(),
+    ).resolves.toBe('sent');
+  });
+
+  it('serves the PDF with the link token and the documents to their client only', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 26_000);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    await runWriter();
+    const read = (secret: string) =>
+      fetch(`${stack.apiUrl}/v1/donations/${id}/receipt`, {
+        headers: { authorization: `Bearer ${secret}` },
+      });
+    const answer = await read(CLIENT_SECRET);
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { receipt: { number: string; pdfUrl: string } };
+    expect((await read(OTHER_CLIENT_SECRET)).status).toBe(404);
+
+    const url = new URL(body.receipt.pdfUrl);
+    const pdf = await fetch(`${stack.apiUrl}${url.pathname}${url.search}`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const bytes = Buffer.from(await pdf.arrayBuffer());
+    const again = Buffer.from(
+      await (await fetch(`${stack.apiUrl}${url.pathname}${url.search}`)).arrayBuffer(),
+    );
+    expect(again.equals(bytes)).toBe(true);
+    expect(await textOf(bytes)).toContain(body.receipt.number);
+
+    const forged = await fetch(`${stack.apiUrl}${url.pathname}?token=${'A'.repeat(43)}`);
+    expect(forged.status).toBe(404);
+    expect(forged.headers.get('content-type')).toContain('application/problem+json');
+    const unknown = await fetch(
+      `${stack.apiUrl}/v1/receipts/${prefix}-1999-000001.pdf${url.search}`,
+    );
+    expect(unknown.status).toBe(404);
+  });
+
+  it('keeps a mail that SMTP refused to take, lists it, and sends it once SMTP is back', async () => {
+    const port = sink.port;
+    await sink.stop();
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 31_000);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    await runWriter();
+    const number = (await numbersOf('receipt')).find((r) => r.donation_id === id)?.number ?? '?';
+    const unsent = async () => {
+      const listed = await ops(stack, 'mail', '--json');
+      expect(listed.code).toBe(0);
+      return (JSON.parse(listed.out) as { receipt_number: string; status: string }[]).find(
+        (r) => r.receipt_number === number,
+      );
+    };
+    await expect(eventually(unsent, 30_000)).resolves.toMatchObject({ status: 'sending' });
+
+    sink = await startMailSink({ host: '127.0.0.1', port, dir: sink.dir });
+    const mail = await eventually(
+      async () => (await mails()).find((m) => numberOf(m.messageId) === number),
+      60_000,
+    );
+    expect(mail.subject).toContain(number);
+    await eventually(async () => ((await unsent()) === undefined ? true : undefined), 10_000);
+  });
+});
+
+/** The document number in a receipt's Message-ID (`<number@domain>`). */
+function numberOf(messageId: string | undefined): string {
+  return /^<([^@]+)@/.exec(messageId ?? '')?.[1] ?? '';
+}
