@@ -6,7 +6,13 @@ import { chromium } from 'playwright-core';
 import QRCode from 'qrcode';
 import type { BrowserContext, Page } from 'playwright-core';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
+import { startMailSink } from '../../src/mail/mail-sink';
+import type { MailSink } from '../../src/mail/mail-sink';
+import { WorkflowType } from '../../workflows/contracts';
+import type { ReceiptsWorkflow } from '../../workflows/contracts';
 import { freePort } from '../support/free-port';
+import { createOwnDatabase } from '../support/own-database';
+import type { OwnDatabase } from '../support/own-database';
 import { startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 
@@ -24,20 +30,32 @@ const CHROMIUM_ARGS = [
 /**
  * The campaign page in a real browser against the real stack, as a donor uses it: a double
  * click on Donate makes one donation under one Idempotency-Key, its QR is drawn once, the
- * payment settles, the progress bar moves by the amount and the donor wall shows it. SCREENSHOT_PATH=docs/campaign-page.png
- * also writes the README's picture of the final page.
+ * payment settles, the progress bar moves by the amount, the donor wall shows it and, once
+ * numbered, its receipt's PDF is linked. SCREENSHOT_PATH=docs/campaign-page.png also writes the
+ * README's picture of the final page.
  */
 describe('the campaign page, in Chromium', () => {
   let stack: Stack;
+  let database: OwnDatabase;
+  let sink: MailSink;
   let context: BrowserContext | undefined;
   let page: Page;
   let outputDir: string;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    // The simulator never settles on its own: the page's "simulate payment" button does.
-    stack = await startStack({ autoPayMs: -1, simulatorPort: await freePort() });
     outputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'galang-page-'));
+    // The receipts writer numbers every queued confirmation of its database: on the shared one
+    // it would number (and mail) other files' donations under this stack's prefix.
+    database = await createOwnDatabase('campaign_page');
+    sink = await startMailSink({ host: '127.0.0.1', port: 0, dir: path.join(outputDir, 'mail') });
+    // The simulator never settles on its own: the page's "simulate payment" button does.
+    stack = await startStack({
+      autoPayMs: -1,
+      simulatorPort: await freePort(),
+      databaseUrl: database.url,
+      env: { SMTP_URL: `smtp://127.0.0.1:${sink.port}` },
+    });
     context = await chromium.launchPersistentContext(path.join(outputDir, 'profile'), {
       executablePath: CHROMIUM,
       headless: true,
@@ -64,6 +82,8 @@ describe('the campaign page, in Chromium', () => {
   afterAll(async () => {
     await context?.close();
     await stack.stop();
+    await sink.stop();
+    await database.drop();
   });
 
   /** Runs a test body; on failure saves what the browser showed and says where. */
@@ -165,6 +185,30 @@ describe('the campaign page, in Chromium', () => {
         .where('campaign_id', '=', campaignId)
         .execute();
       expect(donationsNow).toEqual([{ id: donation?.id }]);
+
+      // The test stack has no receipts schedule: the writer runs here, and the page, which
+      // asks for the receipt once a second after the confirmation, links its PDF.
+      await stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
+        workflowId: `receipts-test-${randomUUID()}`,
+        taskQueue: stack.config.temporal.taskQueue,
+        args: [],
+      });
+      const receipt = page.locator('#receipt-link');
+      await receipt.waitFor({ timeout: 15_000 });
+      expect(await receipt.textContent()).toMatch(/^Receipt [A-Z0-9]{2,8}-\d{4}-\d{6} \(PDF\)$/);
+      expect(await receipt.getAttribute('target')).toBe('_blank');
+      expect(await receipt.getAttribute('rel')).toBe('noopener');
+      // Relative to the page's origin, whatever PUBLIC_URL names.
+      const href = (await receipt.getAttribute('href')) ?? '';
+      expect(href).toMatch(/^\/v1\/receipts\/[A-Z0-9-]+\.pdf\?token=/);
+      const pdf = await fetch(new URL(href, page.url()));
+      expect(pdf.status).toBe(200);
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString('latin1'),
+      ).toBe('%PDF-');
 
       const workflow = page.getByRole('link', { name: /workflow in the Temporal UI/ });
       expect(await workflow.getAttribute('href')).toBe(

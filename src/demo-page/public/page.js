@@ -1,7 +1,7 @@
 // The campaign page: a reference for front ends calling galang's public API. Progress and the
 // donor wall are polled with If-None-Match; each submission gets one Idempotency-Key, reused on
-// every retry of it; the donation's status is followed until it settles. Plain DOM, no
-// framework, no build step.
+// every retry of it; the donation's status is followed until it settles, then its receipt until
+// it is numbered. Plain DOM, no framework, no build step.
 
 import { decimal, toMinor } from './amounts.js';
 import { getJson, postDonation, sleep } from './api.js';
@@ -14,6 +14,9 @@ const $ = (id) => document.getElementById(id);
 const OPEN = new Set(['PENDING', 'AWAITING_PAYMENT']);
 /** Preset amounts in major units, by the currency's minor-unit exponent. */
 const PRESETS = { 0: ['10000', '25000', '50000', '100000'], 2: ['5', '10', '25', '50'] };
+/** The writer numbers confirmations every few seconds: asked once a second, for a minute. */
+const RECEIPT_POLL_MS = 1_000;
+const RECEIPT_WAIT_MS = 60_000;
 
 let page; // { config, campaign, money }
 let submission; // { key, json, answer }: the form as last sent, its key, the API's answer
@@ -105,6 +108,7 @@ function showDonation(donation, key) {
   $('donation').hidden = false;
   $('again').hidden = true;
   $('workflow').hidden = true;
+  $('receipt').hidden = true;
   $('d-amount').textContent = page.money(donation.amount);
   $('d-key').textContent = key;
   $('pay').replaceChildren(paymentElement(donation.id, donation.paymentAction));
@@ -164,12 +168,51 @@ async function followStatus(id) {
       });
       if (shown?.id !== id) return;
       showStatus(view);
+      if (view.status === 'CONFIRMED') void followReceipt(id);
       if (!OPEN.has(view.status)) return;
     } catch {
       // A blip: ask again.
     }
     await sleep(Math.max(0, 1000 - (Date.now() - started)));
   }
+}
+
+/** Reads the confirmed donation's receipt until the organization has numbered it. */
+async function followReceipt(id) {
+  $('receipt').textContent = 'Issuing the receipt…';
+  $('receipt').hidden = false;
+  const end = Date.now() + RECEIPT_WAIT_MS;
+  while (shown?.id === id && Date.now() < end) {
+    const started = Date.now();
+    try {
+      const { receipt } = await getJson(`/v1/donations/${encodeURIComponent(id)}/receipt`, {
+        headers: authorization(),
+        cache: 'no-store',
+      });
+      if (shown?.id !== id) return;
+      if (receipt) {
+        showReceipt(receipt);
+        return;
+      }
+    } catch {
+      // A blip: ask again.
+    }
+    await sleep(Math.max(0, RECEIPT_POLL_MS - (Date.now() - started)));
+  }
+  if (shown?.id === id) $('receipt').textContent = 'The receipt will follow by e-mail.';
+}
+
+function showReceipt(receipt) {
+  // The page is served on the API's origin; PUBLIC_URL may name another (a proxy in front).
+  const url = new URL(receipt.pdfUrl, location.href);
+  const link = Object.assign(document.createElement('a'), {
+    id: 'receipt-link',
+    href: `${url.pathname}${url.search}`,
+    target: '_blank',
+    rel: 'noopener',
+  });
+  link.textContent = `Receipt ${receipt.number} (PDF)`;
+  $('receipt').replaceChildren(link);
 }
 
 async function simulatePayment() {
