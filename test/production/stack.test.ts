@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import { Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
 import { isOpen } from '../../workflows/contracts';
@@ -144,6 +146,34 @@ describe('the production-shaped stack', () => {
       ['declined', 0],
     ]);
     expect((await client.donations(campaignId)).length).toBe(amounts.length);
+  });
+
+  it("numbers the confirmations on the worker's schedule and mails each document once", async () => {
+    // The test above confirmed three donations and refunded one: three receipts, a credit note.
+    const subjects = async () =>
+      Promise.all(
+        readdirSync(stack.mailDir)
+          .filter((name) => name.endsWith('.eml'))
+          .map(async (name) => {
+            const mail = await simpleParser(readFileSync(path.join(stack.mailDir, name)));
+            return `${mail.subject ?? ''} ${mail.attachments[0]?.contentType ?? ''}`;
+          }),
+      );
+    const mails = await waitFor(
+      'receipt mail',
+      async () => {
+        const found = await subjects();
+        return found.length >= 4 ? found : undefined;
+      },
+      60_000,
+    );
+    expect(
+      mails.filter((m) => /^Receipt GLG-\d{4}-\d{6}: .*application\/pdf$/.test(m)),
+    ).toHaveLength(3);
+    expect(
+      mails.filter((m) => /^Credit note GLG-CN-\d{4}-\d{6}: .*application\/pdf$/.test(m)),
+    ).toHaveLength(1);
+    expect(mails).toHaveLength(4);
   });
 });
 
