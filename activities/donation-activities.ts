@@ -72,7 +72,8 @@ export function createDonationActivities(deps: ActivityDeps) {
     }
     const donation = await deps.donations.findById(input.donationId);
     if (!donation) throw new Error(`Donation ${input.donationId} vanished after insert`);
-    const refused = refusalReason(donation.failureReason);
+    // A refusal ended it before it had a payment; one with a payment was decided (a decline).
+    const refused = donation.providerReference ? undefined : refusalReason(donation.failureReason);
     if (refused) {
       throw ApplicationFailure.nonRetryable(
         `Donation refused: ${refused}`,

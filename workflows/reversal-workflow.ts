@@ -1,12 +1,7 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DonationActivities } from '../activities/donation-activities';
 import type { ReversalActivities } from '../activities/reversal-activities';
-import {
-  UNSTATED_CHARGEBACK_HOLD,
-  isOpen,
-  paymentReversalId,
-  reversalEventSignal,
-} from './contracts';
+import { UNSTATED_CHARGEBACK_HOLD, paymentReversalId, reversalEventSignal } from './contracts';
 import type {
   DisputeEvent,
   DisputeStatus,
@@ -75,9 +70,6 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
       if (held.held) return needsReview(UNSTATED_CHARGEBACK_HOLD, held.status);
       const donation = await donationStatus(input.donationId);
       if (donation.credited) continue; // credited since the hold looked: hold it now
-      if (!isOpen(donation.status)) {
-        return needsReview('reversal-of-uncredited-payment', donation.status);
-      }
     } else if (known && isFinal(acting.kind, known.status)) {
       const posted = await postReversal(input.donationId, postingsFor(acting, known));
       if (latest !== acting) {
@@ -97,17 +89,18 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
         case 'out-of-range':
           return needsReview('reversal-exceeds-net', posted.status);
         case 'not-credited': {
-          // Credited since the post looked: post again now. Still open: wait for the credit.
+          // Credited since the post looked: post again now. Else wait for the credit: still
+          // open, or closed without money while its late payment (the money the provider now
+          // gives back came in) is yet to credit it.
           const donation = await donationStatus(input.donationId);
           if (donation.credited) continue;
-          if (!isOpen(donation.status)) {
-            return needsReview('reversal-of-uncredited-payment', donation.status);
-          }
         }
       }
     }
     if (Date.now() - started > FOLLOW_HORIZON_MS) {
-      return needsReview('reversal-unsettled', (await donationStatus(input.donationId)).status);
+      const donation = await donationStatus(input.donationId);
+      const reason = donation.credited ? 'reversal-unsettled' : 'reversal-of-uncredited-payment';
+      return needsReview(reason, donation.status);
     }
     await condition(() => fresh, interval);
     fresh = false;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { LedgerRepository } from '../../src/ledger/ledger-repository';
 import type { PostResult } from '../../src/ledger/ledger-repository';
 import {
   WorkflowType,
@@ -376,14 +377,21 @@ describe('reversal workflow on the real ledger', () => {
     expect(after.total).toBe(0);
   });
 
-  it('leaves a reversal of a donation closed without credit to review, posting nothing', async () => {
+  it('waits for the late credit of a donation closed without money, then posts its refund', async () => {
+    // The refund proves the money came in: a late payment is on its way to credit it (the
+    // simulator's case 72: declined, then paid, refunded before the late credit).
     const seeded = await seedDonation(real.db, AMOUNT, 'EXPIRED');
-    const result = await reverse(seeded, refund('SUCCEEDED', 're_none'));
-    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'EXPIRED' });
+    const reversal = reverse(seeded, refund('SUCCEEDED', 're_late'));
+    await until(() => real.count('donationStatus') > 0 || undefined, 10_000);
+    await new LedgerRepository(real.db).confirm(seeded.donationId, { late: true });
+    await expect(reversal).resolves.toEqual({ outcome: 'posted', donationStatus: 'REFUNDED' });
     expect(await ledgerState(real.db, seeded.donationId, seeded.campaignId)).toEqual({
-      entries: [],
+      entries: [
+        { entry_type: 'DONATION', external_ref: '', amount: AMOUNT },
+        { entry_type: 'REFUND', external_ref: 're_late', amount: -AMOUNT },
+      ],
       total: 0,
-      status: 'EXPIRED',
+      status: 'REFUNDED',
     });
   });
 });
