@@ -1,18 +1,8 @@
 import path from 'node:path';
 import { productionEnv } from '../support/production-env';
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { loadConfig } from '../../src/config/config';
+import { problemsOf } from '../support/config-problems';
 import { DEV_RECEIPT_TOKEN_SECRETS, sinkHostOf } from '../../src/config/mail-config';
-import type { Env } from '../../src/config/env-reader';
-
-function problemsOf(env: Env): readonly string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('mail configuration', () => {
   it('sends to the local sink by default, outside production', () => {

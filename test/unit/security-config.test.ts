@@ -3,19 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DEV_CODEC_KEYS } from '../../src/config/codec-config';
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { loadConfig } from '../../src/config/config';
+import { problemsOf } from '../support/config-problems';
 import { connectionOptions } from '../../src/temporal/temporal-connection';
 import { productionEnv } from '../support/production-env';
-
-const problemsOf = (env: Record<string, string>): readonly string[] => {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-};
 
 describe('Temporal connection settings', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'galang-config-'));
