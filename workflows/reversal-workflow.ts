@@ -1,10 +1,17 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DonationActivities } from '../activities/donation-activities';
 import type { ReversalActivities } from '../activities/reversal-activities';
-import { UNSTATED_CHARGEBACK_HOLD, paymentReversalId, reversalEventSignal } from './contracts';
+import {
+  UNSTATED_CHARGEBACK_HOLD,
+  isClosedWithoutMoney,
+  isOpen,
+  paymentReversalId,
+  reversalEventSignal,
+} from './contracts';
 import type {
   DisputeEvent,
   DisputeStatus,
+  DonationStatus,
   Posting,
   RefundEvent,
   RefundStatus,
@@ -70,6 +77,9 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
       if (held.held) return needsReview(UNSTATED_CHARGEBACK_HOLD, held.status);
       const donation = await donationStatus(input.donationId);
       if (donation.credited) continue; // credited since the hold looked: hold it now
+      if (!mayStillBeCredited(donation.status)) {
+        return needsReview('reversal-of-uncredited-payment', donation.status);
+      }
     } else if (known && isFinal(acting.kind, known.status)) {
       const posted = await postReversal(input.donationId, postingsFor(acting, known));
       if (latest !== acting) {
@@ -89,11 +99,13 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
         case 'out-of-range':
           return needsReview('reversal-exceeds-net', posted.status);
         case 'not-credited': {
-          // Credited since the post looked: post again now. Else wait for the credit: still
-          // open, or closed without money while its late payment (the money the provider now
-          // gives back came in) is yet to credit it.
+          // Credited since the post looked: post again now. Else wait for the credit, while
+          // one may still come.
           const donation = await donationStatus(input.donationId);
           if (donation.credited) continue;
+          if (!mayStillBeCredited(donation.status)) {
+            return needsReview('reversal-of-uncredited-payment', donation.status);
+          }
         }
       }
     }
@@ -106,6 +118,15 @@ export async function reversalWorkflow(input: ReversalInput): Promise<ReversalRe
     fresh = false;
     interval = Math.min(interval * 2, MAX_CHECK_INTERVAL_MS);
   }
+}
+
+/**
+ * An uncredited donation still open, or closed without money while a late payment (the money
+ * the provider now gives back came in) is yet to credit it; one held for review is an
+ * operator's (a payment of another amount, say).
+ */
+function mayStillBeCredited(status: DonationStatus): boolean {
+  return isOpen(status) || (isClosedWithoutMoney(status) && status !== 'NEEDS_REVIEW');
 }
 
 /**

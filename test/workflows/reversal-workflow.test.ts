@@ -377,6 +377,18 @@ describe('reversal workflow on the real ledger', () => {
     expect(after.total).toBe(0);
   });
 
+  it('leaves a reversal of an uncredited donation held for review to review, posting nothing', async () => {
+    // Paid another amount, say: no credit will come but an operator's (seed 2025831177 case 3).
+    const seeded = await seedDonation(real.db, AMOUNT, 'NEEDS_REVIEW');
+    const result = await reverse(seeded, refund('SUCCEEDED', 're_review'));
+    expect(result).toEqual({ outcome: 'needs-review', donationStatus: 'NEEDS_REVIEW' });
+    expect(await ledgerState(real.db, seeded.donationId, seeded.campaignId)).toEqual({
+      entries: [],
+      total: 0,
+      status: 'NEEDS_REVIEW',
+    });
+  });
+
   it('waits for the late credit of a donation closed without money, then posts its refund', async () => {
     // The refund proves the money came in: a late payment is on its way to credit it (the
     // simulator's case 72: declined, then paid, refunded before the late credit).
