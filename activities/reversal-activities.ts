@@ -1,7 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { acceptsDonations } from '../src/campaigns/campaign-repository';
 import type { PostResult } from '../src/ledger/ledger-repository';
-import { FailureType } from '../workflows/contracts';
+import { FailureType, latePaymentWorkflowId } from '../workflows/contracts';
 import type {
   DisputeEvent,
   DonationStatus,
@@ -124,8 +124,14 @@ export function createReversalActivities(deps: ActivityDeps) {
       return { held, status: donation.status };
     },
 
-    /** Starts the late-payment workflow of a donation whose workflow closed first. */
+    /**
+     * Starts the late-payment workflow of a donation whose workflow closed first. Not for one
+     * credited since (the webhook's delivery or an earlier late payment got there first): a
+     * second late payment could decide to refund money the donation keeps.
+     */
     async startLatePayment(input: LatePaymentInput): Promise<string> {
+      const donation = await deps.donations.findById(input.donationId);
+      if (donation?.confirmedAt) return latePaymentWorkflowId(input.donationId);
       return (await deps.followUps.startLatePayment(input)).workflowId;
     },
 

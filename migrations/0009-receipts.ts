@@ -7,7 +7,8 @@ import type { Kysely } from 'kysely';
  * takes no lock of a shared row; one writer per organization takes the queue in ledger order
  * and numbers it, `UNIQUE (organization, series, year, seq)` and `UNIQUE (ledger_entry_id)`
  * holding the sequence gapless and each entry's number once. The mail queue is filled in the
- * numbering's transaction; `mail_deliveries` records what the SMTP server accepted.
+ * numbering's transaction; `mail_deliveries` records what the SMTP server accepted. Entries
+ * from before this migration are numbered but not mailed: no donor gets a years-old receipt.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -27,7 +28,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX receipts_donation ON receipts (donation_id)`.execute(db);
   await sql`
     CREATE TABLE receipt_queue (
-      ledger_entry_id bigint PRIMARY KEY REFERENCES donation_ledger (id)
+      ledger_entry_id bigint PRIMARY KEY REFERENCES donation_ledger (id),
+      mail boolean NOT NULL DEFAULT true
     )
   `.execute(db);
   await sql`
@@ -43,8 +45,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     EXECUTE FUNCTION receipt_enqueue()
   `.execute(db);
   await sql`
-    INSERT INTO receipt_queue (ledger_entry_id)
-    SELECT id FROM donation_ledger WHERE entry_type IN ('DONATION', 'REFUND', 'CHARGEBACK')
+    INSERT INTO receipt_queue (ledger_entry_id, mail)
+    SELECT id, false FROM donation_ledger WHERE entry_type IN ('DONATION', 'REFUND', 'CHARGEBACK')
   `.execute(db);
   await sql`
     CREATE TABLE mail_queue (

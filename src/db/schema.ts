@@ -173,6 +173,8 @@ export interface ReceiptsTable {
 /** Ledger entries waiting for their number, queued by a trigger in the ledger's transaction. */
 export interface ReceiptQueueTable {
   ledger_entry_id: number;
+  /** False for entries queued by the migration: numbered, never mailed. */
+  mail: Generated<boolean>;
 }
 
 /** Numbered documents whose mail workflow has not been started yet. */

@@ -43,7 +43,8 @@ export class ReceiptDocuments {
       amount: record.amount,
       currency: record.currency,
       locale: LOCALES[record.currency] ?? 'en-US',
-      issuedAt: record.issuedAt,
+      // When the money moved: the number's year is that moment's, in the same zone.
+      issuedAt: record.movedAt,
       timeZone: this.settings.timeZone,
       paymentMethod: record.paymentMethod,
       verificationUrl: this.pdfUrl(record.number),

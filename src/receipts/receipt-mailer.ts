@@ -32,7 +32,8 @@ export class ReceiptMailer implements ReceiptSender {
     if (!record) {
       throw ApplicationFailure.nonRetryable(`No receipt ${number}`, FailureType.Permanent);
     }
-    if (!(await this.receipts.beginDelivery(number, receiptMessageId(number, this.from)))) {
+    const messageId = receiptMessageId(number, this.from);
+    if (!(await this.receipts.beginDelivery(number, messageId))) {
       return 'sent-before' as const;
     }
     if (!record.donorEmail) {
@@ -43,16 +44,20 @@ export class ReceiptMailer implements ReceiptSender {
     const pdf = await renderReceiptPdf(document);
     try {
       await this.mail.send({
-        messageId: receiptMessageId(number, this.from),
+        messageId,
         to: record.donorEmail,
         ...this.message(record, document),
         attachments: [{ filename: `${number}.pdf`, content: pdf, contentType: 'application/pdf' }],
       });
     } catch (error) {
-      if (error instanceof MailSendError && error.permanent) {
-        throw ApplicationFailure.nonRetryable(error.message, FailureType.Permanent);
-      }
-      throw error;
+      if (!(error instanceof MailSendError)) throw error;
+      // The relay's reply may quote the donor's address: histories and logs get the codes only.
+      const reason = `SMTP send failed (${String(error.responseCode ?? error.code ?? 'no reply')})`;
+      throw ApplicationFailure.create({
+        message: reason,
+        type: error.permanent ? FailureType.Permanent : 'MailSendFailed',
+        nonRetryable: error.permanent,
+      });
     }
     await this.receipts.endDelivery(number, 'sent');
     return 'sent' as const;

@@ -39,6 +39,7 @@ export interface ReceiptRecord {
 
 interface DueEntry {
   id: number;
+  mail: boolean;
   donation_id: string;
   entry_type: LedgerEntryType;
   year: number;
@@ -65,7 +66,7 @@ export class ReceiptRepository {
         trx,
       );
       const { rows: due } = await sql<DueEntry>`
-        SELECT l.id, l.donation_id, l.entry_type,
+        SELECT l.id, q.mail, l.donation_id, l.entry_type,
                extract(year FROM l.created_at AT TIME ZONE ${issuer.timeZone})::int AS year
         FROM receipt_queue q JOIN donation_ledger l ON l.id = q.ledger_entry_id
         ORDER BY q.ledger_entry_id
@@ -82,6 +83,7 @@ export class ReceiptRepository {
       `.execute(trx);
       const next = new Map(last.map((r) => [`${r.series}:${String(r.year)}`, r.seq]));
       const receiptOf = await this.receiptsOf(trx, batch);
+      const mailed = new Set(batch.filter((e) => e.mail).map((e) => e.id));
       const rows = batch.map((entry) => {
         const series = SERIES[entry.entry_type] ?? 'receipt';
         const key = `${series}:${String(entry.year)}`;
@@ -101,10 +103,13 @@ export class ReceiptRepository {
         };
       });
       await trx.insertInto('receipts').values(rows).execute();
-      await trx
-        .insertInto('mail_queue')
-        .values(rows.map((r) => ({ receipt_number: r.number })))
-        .execute();
+      const toMail = rows.filter((r) => mailed.has(r.ledger_entry_id));
+      if (toMail.length > 0) {
+        await trx
+          .insertInto('mail_queue')
+          .values(toMail.map((r) => ({ receipt_number: r.number })))
+          .execute();
+      }
       await trx
         .deleteFrom('receipt_queue')
         .where(
@@ -212,6 +217,8 @@ export class ReceiptRepository {
         ...(status === 'sent' ? { sent_at: sql<Date>`now()` } : {}),
       })
       .where('receipt_number', '=', number)
+      // Only an attempt's own row: a late failure never undoes a send recorded before it.
+      .where('status', '=', 'sending')
       .execute();
   }
 

@@ -5,10 +5,10 @@ export const ReceiptFileParams = Type.Object({
   number: Type.String({ pattern: RECEIPT_NUMBER_PATTERN, maxLength: 40 }),
 });
 
-export const ReceiptFileQuery = Type.Object(
-  { token: Type.String({ minLength: 1, maxLength: 128 }) },
-  { additionalProperties: false },
-);
+/** Other parameters are let through: a mail client's click tracking may add some. */
+export const ReceiptFileQuery = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 128 }),
+});
 
 export const ReceiptDocumentView = Type.Object({
   number: Type.String({ examples: ['GLG-2026-000123'] }),

@@ -1,7 +1,7 @@
 import type { FastifyHttpOptions, FastifyServerOptions } from 'fastify';
 import type { Server } from 'node:http';
 import type { Config } from '../config/config';
-import { logRedaction } from '../observability/log-redaction';
+import { logRedaction, logRequest } from '../observability/log-redaction';
 import { loggerOptions } from '../observability/logger-options';
 
 /**
@@ -17,7 +17,10 @@ export function serverOptions(
   const { http } = config;
   const given = logger ?? loggerOptions(config);
   return {
-    logger: typeof given === 'object' ? { redact: logRedaction, ...given } : given,
+    logger:
+      typeof given === 'object'
+        ? { redact: logRedaction, serializers: { req: logRequest }, ...given }
+        : given,
     requestTimeout: http.requestTimeoutMs,
     connectionTimeout: http.connectionTimeoutMs,
     keepAliveTimeout: http.keepAliveTimeoutMs,

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import { startMailSink } from '../../src/mail/mail-sink';
 import { ReceiptWorkflows } from '../../src/receipts/receipt-workflows';
@@ -198,6 +199,27 @@ describe('receipts', () => {
     );
     expect(mail.subject).toContain(number);
     await eventually(async () => ((await unsent()) === undefined ? true : undefined), 10_000);
+  });
+
+  it('numbers the entries a deployment had before receipts, and mails none of them', async () => {
+    // The migration queues the ledger's past entries with mail = false, as this one is.
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 12_000);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    await sql`
+      UPDATE receipt_queue SET mail = false
+      WHERE ledger_entry_id IN (SELECT id FROM donation_ledger WHERE donation_id = ${id})
+    `.execute(stack.db);
+    await runWriter();
+    const number = (await numbersOf('receipt')).find((r) => r.donation_id === id)?.number;
+    expect(number).toMatch(new RegExp(`^${prefix}-\\d{4}-\\d{6}$`));
+    const queued = await stack.db
+      .selectFrom('mail_deliveries')
+      .select('receipt_number')
+      .where('receipt_number', '=', number ?? '')
+      .execute();
+    expect(queued).toEqual([]);
+    expect((await mails()).filter((m) => numberOf(m.messageId) === number)).toEqual([]);
   });
 });
 
