@@ -61,7 +61,9 @@ export class LedgerRepository {
 
   /**
    * Credits the donation once. An open donation is confirmed; with `late`, one closed without
-   * money (a payment that succeeded after the deadline) is too. Anything else is left alone.
+   * money (a payment that succeeded after the deadline) is too, unless its late payment held
+   * it for review (a closed campaign, a method that cannot be refunded): a reset run of the
+   * donation's workflow must not override that hold. Anything else is left alone.
    */
   async confirm(donationId: string, options: { late?: boolean } = {}): Promise<ConfirmResult> {
     const creditable: readonly DonationStatus[] = options.late
@@ -74,6 +76,8 @@ export class LedgerRepository {
       WITH d AS (
         SELECT id, campaign_id, amount, currency FROM donations
         WHERE id = ${donationId} AND status IN (${sql.join(creditable)})
+          -- Held by its late payment (markLateForReview's reasons): an operator's, no run's.
+          AND NOT (status = 'NEEDS_REVIEW' AND failure_reason LIKE 'late payment %')
         FOR UPDATE
       ), e AS (
         INSERT INTO donation_ledger (donation_id, campaign_id, entry_type, external_ref, amount, currency)

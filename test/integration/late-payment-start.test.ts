@@ -1,6 +1,8 @@
 import { createReversalActivities } from '../../activities/reversal-activities';
 import { logRequest } from '../../src/observability/log-redaction';
-import { ledgerActivities, seedDonation } from '../support/ledger-activities';
+import { DonationRepository } from '../../src/donations/donation-repository';
+import { LedgerRepository } from '../../src/ledger/ledger-repository';
+import { ledgerActivities, ledgerState, seedDonation } from '../support/ledger-activities';
 import { snapshot } from '../support/stub-worker';
 
 /** Starting a late payment from a donation's run, and the request lines the API logs. */
@@ -39,6 +41,35 @@ describe('a late payment started by a closing run', () => {
       await late(credited.donationId, credited.campaignId);
       await late(expired.donationId, expired.campaignId);
       expect(started).toEqual([expired.donationId]);
+    } finally {
+      await activities.close();
+    }
+  });
+});
+
+describe('a late confirm of a donation held by its late payment', () => {
+  it("credits nothing: the hold is an operator's (simulator-va case 239 of seed 20261204)", async () => {
+    const activities = await ledgerActivities(() => snapshot('pay_late_2', 'PAID', 10_000));
+    try {
+      const held = await seedDonation(activities.db, 10_000, 'EXPIRED');
+      await new DonationRepository(activities.db).markLateForReview(
+        held.donationId,
+        'late payment to a closed campaign, not refundable by API',
+      );
+      const result = await new LedgerRepository(activities.db).confirm(held.donationId, {
+        late: true,
+      });
+      expect(result).toMatchObject({ inserted: false, status: 'NEEDS_REVIEW' });
+      expect(await ledgerState(activities.db, held.donationId, held.campaignId)).toEqual({
+        entries: [],
+        total: 0,
+        status: 'NEEDS_REVIEW',
+      });
+      // Closed without money and not held: a late success is still credited.
+      const expired = await seedDonation(activities.db, 10_000, 'EXPIRED');
+      await expect(
+        new LedgerRepository(activities.db).confirm(expired.donationId, { late: true }),
+      ).resolves.toMatchObject({ inserted: true, status: 'CONFIRMED' });
     } finally {
       await activities.close();
     }
