@@ -18,7 +18,9 @@ import type { ProviderRegistry } from '../providers/payment-provider';
 import { verifiesWithProvider } from '../providers/provider-verification';
 import { Reconciler } from '../reconciliation/reconciler';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
+import { MailSender } from '../mail/mail-sender';
 import { ReceiptDocuments } from '../receipts/receipt-documents';
+import { ReceiptMailer } from '../receipts/receipt-mailer';
 import { ReceiptRepository } from '../receipts/receipt-repository';
 import { ReceiptService } from '../receipts/receipt-service';
 import { ReceiptWorkflows } from '../receipts/receipt-workflows';
@@ -62,6 +64,8 @@ export interface Services {
   receiptDocuments: ReceiptDocuments;
   receiptService: ReceiptService;
   receiptWorkflows: ReceiptWorkflows;
+  /** The worker's activities send receipts with it; nodemailer connects per message. */
+  receiptMailer: ReceiptMailer;
 }
 
 /**
@@ -102,6 +106,12 @@ export function createServices(config: Config, resources: Resources): Services {
     receiptDocuments,
     receiptService: new ReceiptService(receipts, receiptDocuments, tokenSecrets),
     receiptWorkflows: new ReceiptWorkflows(temporal, taskQueue),
+    receiptMailer: new ReceiptMailer(
+      receipts,
+      receiptDocuments,
+      new MailSender(config.mail),
+      config.mail.from,
+    ),
     audit: new AuditRepository(db),
     campaigns,
     donations,

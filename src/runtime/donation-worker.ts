@@ -8,8 +8,6 @@ import {
 } from '../../activities';
 import type { Config } from '../config/config';
 import type { ProviderRegistry } from '../providers/payment-provider';
-import { MailSender } from '../mail/mail-sender';
-import { ReceiptMailer } from '../receipts/receipt-mailer';
 import { permanentFailureInterceptor } from '../temporal/permanent-failure-interceptor';
 import { activityMetricsInterceptor } from '../temporal/activity-metrics-interceptor';
 import { correlationActivityInterceptor } from '../temporal/correlation-interceptor';
@@ -109,17 +107,11 @@ async function createWorkerOn(
   };
   const reconciliation: ReconciliationActivityDeps = { reconciler: services.reconciler };
   const { mail } = options.config;
-  const receipts = createReceiptActivities({
+  const receiptActivities = createReceiptActivities({
     receipts: services.receipts,
     issuer: { prefix: mail.organization.receiptPrefix, timeZone: mail.organization.timeZone },
     receiptWorkflows: services.receiptWorkflows,
-    // nodemailer connects per message: nothing is opened until the first receipt is sent.
-    sender: new ReceiptMailer(
-      services.receipts,
-      services.receiptDocuments,
-      new MailSender(mail),
-      mail.from,
-    ),
+    sender: services.receiptMailer,
     metrics,
   });
   return Worker.create({
@@ -132,7 +124,7 @@ async function createWorkerOn(
       ...createDonationActivities(deps),
       ...createReversalActivities(deps),
       ...createReconciliationActivities(reconciliation),
-      ...receipts,
+      ...receiptActivities,
     },
     interceptors: {
       activity: [
