@@ -28,7 +28,7 @@ import type {
   PaymentEvent,
   PaymentSnapshot,
 } from './contracts';
-import { isDecided, reducePayment } from './payment-state';
+import { eventFrom, isDecided, reducePayment } from './payment-state';
 import { countNeedsReview } from './needs-review-metric';
 import { moneyActivity, moneyLocalActivity } from './retry-policies';
 
@@ -302,17 +302,4 @@ export class DonationRun {
   private outcome(credited: boolean): DonationOutcome {
     return { donationId: this.input.donationId, status: this.state.status, credited };
   }
-}
-
-/** A status read, in the shape of a notification, so one reducer folds both. */
-export function eventFrom(snapshot: PaymentSnapshot, source: string): PaymentEvent {
-  return {
-    kind: 'payment',
-    eventKey: `${source}:${snapshot.providerReference}:${snapshot.status}`,
-    providerReference: snapshot.providerReference,
-    status: snapshot.status,
-    amount: snapshot.amount,
-    currency: snapshot.currency,
-    occurredAt: new Date().toISOString(),
-  };
 }

@@ -1,4 +1,4 @@
-import type { PaymentEvent, PaymentStatus } from './contracts';
+import type { PaymentEvent, PaymentSnapshot, PaymentStatus } from './contracts';
 
 /**
  * Rank in the payment's forward-only lifecycle. A later event of lower or equal rank is a
@@ -25,4 +25,17 @@ export function reducePayment(
 ): PaymentEvent | undefined {
   if (current === undefined || rank[next.status] > rank[current.status]) return next;
   return current;
+}
+
+/** A status read, in the shape of a notification, so one reducer folds both. */
+export function eventFrom(snapshot: PaymentSnapshot, source: string): PaymentEvent {
+  return {
+    kind: 'payment',
+    eventKey: `${source}:${snapshot.providerReference}:${snapshot.status}`,
+    providerReference: snapshot.providerReference,
+    status: snapshot.status,
+    amount: snapshot.amount,
+    currency: snapshot.currency,
+    occurredAt: new Date().toISOString(),
+  };
 }
