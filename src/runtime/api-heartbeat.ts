@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
  * (and so replaces it): a process blocked for good (in a lock) answers nothing, not even /healthz.
  */
 export const STUCK_AFTER_MS = 20_000;
+/** Before its first beat a process is loading its modules, slowly on a loaded machine. */
+export const STARTUP_GRACE_MS = 90_000;
 const HEARTBEAT_MS = 1_000;
 export const HEARTBEAT = 'galang:heartbeat';
 
@@ -16,26 +18,32 @@ export interface BeatingProcess {
 
 /** In an API process of the cluster: tells the primary, every second, that its loop runs. */
 export function beatForPrimary(): void {
-  setInterval(() => {
+  const beat = () => {
     if (process.connected) process.send?.(HEARTBEAT);
-  }, HEARTBEAT_MS).unref();
+  };
+  beat();
+  setInterval(beat, HEARTBEAT_MS).unref();
 }
 
 /**
- * In the primary: SIGKILLs `worker` once it has not beaten for `stuckAfterMs` (counted from now
- * for one that never beat). Returns what stops the watch, for when the worker exits.
+ * In the primary: SIGKILLs `worker` once it has not beaten for `stuckAfterMs`, or, before its
+ * first beat, for `startupGraceMs` from now. Returns what stops the watch, for when it exits.
  */
 export function watchHeartbeats(
   worker: BeatingProcess,
   log: Pick<Logger, 'error'>,
   stuckAfterMs = STUCK_AFTER_MS,
+  startupGraceMs = STARTUP_GRACE_MS,
 ): () => void {
   let lastBeat = Date.now();
+  let limit = startupGraceMs;
   worker.on('message', (message) => {
-    if (message === HEARTBEAT) lastBeat = Date.now();
+    if (message !== HEARTBEAT) return;
+    lastBeat = Date.now();
+    limit = stuckAfterMs;
   });
   const watchdog = setInterval(() => {
-    if (Date.now() - lastBeat < stuckAfterMs) return;
+    if (Date.now() - lastBeat < limit) return;
     clearInterval(watchdog);
     log.error(
       { pid: worker.process.pid, silentMs: Date.now() - lastBeat },

@@ -7,9 +7,12 @@ import { HEARTBEAT, watchHeartbeats } from '../../src/runtime/api-heartbeat';
  */
 function beatingChild(blockAfterMs: number) {
   const code = `
-    const beat = setInterval(() => process.send(${JSON.stringify(HEARTBEAT)}), 200);
+    // -2: a process still loading its modules: it never beats, then blocks.
+    const beat = setInterval(() => {
+      if (${String(blockAfterMs)} !== -2) process.send(${JSON.stringify(HEARTBEAT)});
+    }, 200);
     setTimeout(() => {
-      if (${String(blockAfterMs)} < 0) return;
+      if (${String(blockAfterMs)} === -1) return;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
     }, Math.max(0, ${String(blockAfterMs)}));
     setTimeout(() => { clearInterval(beat); process.disconnect(); }, 8000);
@@ -39,6 +42,23 @@ describe('the API primary watching its processes beat', () => {
         expect.objectContaining({ pid: child.pid }),
         'api process stuck; killing it',
       );
+    } finally {
+      unwatch();
+    }
+  }, 15_000);
+
+  it('gives a process that has not beaten yet its start-up grace, then kills it', async () => {
+    const { child, exited } = beatingChild(-2);
+    const started = Date.now();
+    const unwatch = watchHeartbeats(
+      { on: child.on.bind(child), process: child },
+      log,
+      1_000,
+      3_000,
+    );
+    try {
+      expect(await exited).toBe('SIGKILL');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
     } finally {
       unwatch();
     }
