@@ -35,8 +35,8 @@ const PAYMENT_TIMEOUT_SECONDS = 60;
 /**
  * `npm run soak` (SOAK_MINUTES, default 10; SOAK_DONORS, default 4; CHAOS_INTERVAL_SECONDS,
  * default 15; SOAK_FAULTS, default all): closed-loop donors, provider and operator refunds on the production-shaped
- * stack with PostgreSQL servers of its own, while a chaos loop kills and restarts its parts and
- * fills the LMDB disk. Then it waits for every donation to end and checks the money.
+ * stack (two API nodes behind nginx) with PostgreSQL servers of its own, while a chaos loop kills
+ * and restarts its parts, fills the LMDB disk and drops a node. Then it waits for every donation to end and checks the money.
  */
 async function main(): Promise<void> {
   const minutes = setting('SOAK_MINUTES', 10);
@@ -48,6 +48,8 @@ async function main(): Promise<void> {
   const stack = await startProductionStack({
     log: say,
     ownPostgres: true,
+    // Two hosts behind deploy/nginx.conf, so a node can be dropped.
+    apiNodes: 2,
     prepareLmdb: (dir) => {
       disk = new LmdbDisk(dir, 64);
       disk.mount();
@@ -91,6 +93,7 @@ async function main(): Promise<void> {
       disk,
       intervalMs,
       diskFullMs: 15_000,
+      nodeDownMs: 20_000,
       stopped,
       kinds,
       log: say,

@@ -15,6 +15,7 @@ export const FAULTS = {
   'temporal-postgres': "restart Temporal's PostgreSQL",
   redis: 'restart Redis',
   'lmdb-disk': 'fill the LMDB disk',
+  node: 'drop a node behind nginx',
 } as const;
 export const FAULT_KINDS = Object.values(FAULTS);
 export type FaultKind = (typeof FAULTS)[keyof typeof FAULTS];
@@ -32,6 +33,8 @@ export interface ChaosOptions {
   intervalMs: number;
   /** How long the LMDB disk stays full. */
   diskFullMs: number;
+  /** How long a dropped node stays down. */
+  nodeDownMs: number;
   stopped: () => boolean;
   /** The kinds to inject; all by default. */
   kinds?: readonly FaultKind[];
@@ -52,9 +55,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     if (!found) throw new Error(`the stack runs no ${name}`);
     return found;
   };
-  const crashAndWait = async (process: Supervised, signal: NodeJS.Signals = 'SIGKILL') => {
-    process.crash(signal);
-    await sleep(1_000);
+  const crashAndWait = async (
+    process: Supervised,
+    signal: NodeJS.Signals = 'SIGKILL',
+    downForMs = 0,
+  ) => {
+    process.crash(signal, downForMs);
+    await sleep(1_000 + downForMs);
     return process.running(180_000).then(
       () => true,
       () => false,
@@ -62,7 +69,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
   };
   const faults: Record<FaultKind, () => Promise<boolean>> = {
     'kill -9 an API process': async () => {
-      const api = part('api');
+      const api = part(anyOf(stack.apiNodes));
       const children = () =>
         run('ps', ['--ppid', String(api.pid), '-o', 'pid='])
           .trim()
@@ -93,6 +100,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     "restart galang's PostgreSQL": () => crashAndWait(part('postgres'), 'SIGQUIT'),
     "restart Temporal's PostgreSQL": () => crashAndWait(part('temporal-postgres'), 'SIGQUIT'),
     'restart Redis': () => crashAndWait(part('redis')),
+    'drop a node behind nginx': async () => {
+      const node = part(anyOf(stack.apiNodes));
+      log(`  ${node.spec.name} is down for ${options.nodeDownMs / 1000} s`);
+      return crashAndWait(node, 'SIGKILL', options.nodeDownMs);
+    },
     'fill the LMDB disk': async () => {
       const bytes = options.disk.fill();
       log(`  the LMDB disk is full (${Math.round(bytes / 1024 / 1024)} MiB of filler)`);
@@ -117,6 +129,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     else unrecovered.set(kind, (unrecovered.get(kind) ?? 0) + 1);
   }
   return { injected, unrecovered };
+}
+
+function anyOf<T>(items: readonly T[]): T {
+  const item = items[randomInt(items.length)];
+  if (item === undefined) throw new Error('nothing to choose from');
+  return item;
 }
 
 /** Fisher–Yates. */

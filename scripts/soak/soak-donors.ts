@@ -20,6 +20,8 @@ export class SoakRecord {
     operatorRefunds: 0,
   };
   readonly latenciesMs: number[] = [];
+  /** Every attempt's status of a donation request, retried ones included ('none': no answer). */
+  readonly attempts = new Map<number | 'none', number>();
 
   /** The soak's own failures (a request to the stack timed out, say): counted, not fatal. */
   readonly driverErrors = new Map<string, number>();
@@ -94,7 +96,9 @@ export async function runDonor(
   async function donate(key: string, amount: number, entry: { ids: string[] }) {
     const started = Date.now();
     try {
-      const answer = await client.donateUntilAnswered(key, campaignId, amount);
+      const answer = await client.donateUntilAnswered(key, campaignId, amount, undefined, (s) => {
+        record.attempts.set(s ?? 'none', (record.attempts.get(s ?? 'none') ?? 0) + 1);
+      });
       record.answered(answer.status);
       record.latenciesMs.push(Date.now() - started);
       if (answer.status !== 202 && answer.status !== 200 && answer.status !== 201) return undefined;

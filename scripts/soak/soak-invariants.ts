@@ -62,6 +62,13 @@ export async function checkInvariants(
 
   return [
     check(
+      'no donor met a lost node: no 502 or 504 from the balancer',
+      [502, 504].flatMap((status) => {
+        const n = record.attempts.get(status) ?? 0;
+        return n === 0 ? [] : [`${status} ×${n}`];
+      }),
+    ),
+    check(
       'every retry of a key answered with the same donation',
       keys
         .filter(([, { ids }]) => new Set(ids).size > 1)

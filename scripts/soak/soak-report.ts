@@ -39,6 +39,9 @@ export function printReport(say: Log, report: SoakReport): void {
     `final answers      ${[...record.answers.entries()].map(([status, n]) => `${status}: ${n}`).join(', ')}`,
   );
   say(
+    `every attempt      ${[...record.attempts.entries()].map(([status, n]) => `${status}: ${n}`).join(', ')}`,
+  );
+  say(
     `until answered     p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1) ?? 0} ms (retries through faults included)`,
   );
   say(`settled after load ${report.settleSeconds.toFixed(0)} s`);

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { defaultClaimsPath } from '../../src/idempotency/claims-location';
-import { namedPorts, run } from './commands';
+import { freePorts, namedPorts, run } from './commands';
 import type { Log } from './commands';
 import { galangEnv, makeSecrets, writeEnvFile } from './galang-env';
 import type { GalangRole, StackSecrets } from './galang-env';
+import { nginxBalancer } from './nginx';
 import { makeStackPki } from './pki';
 import type { StackPki } from './pki';
 import { ownPostgres, ownRedis } from './own-services';
@@ -26,8 +27,13 @@ export interface ProductionStackOptions {
   skipBuild?: boolean;
   /** PostgreSQL servers of the stack's own (a soak restarts them) instead of 127.0.0.1:5432. */
   ownPostgres?: boolean;
-  /** API processes on the one port (API_PROCESSES); 2 by default. */
+  /** API processes on each node's port (API_PROCESSES); 2 by default. */
   apiProcesses?: number;
+  /**
+   * API nodes, each with an LMDB of its own (a host of a deployment); 1 by default. With more,
+   * deploy/nginx.conf runs in front of them and is the stack's API address.
+   */
+  apiNodes?: number;
   /** Worker processes; 2 by default. */
   workers?: number;
   /** The simulator settles each payment after this long; -1 (the default) leaves it to callers. */
@@ -52,6 +58,8 @@ export interface ProductionStack {
   /** galang's database. */
   databaseUrl: string;
   lmdbDir: string;
+  /** The API nodes' process names (`api`, or `api-1`, `api-2`, … behind nginx). */
+  apiNodes: readonly string[];
   /** Where the stack's SMTP server saves the mail it received. */
   mailDir: string;
   /** Every supervised process, by name: `postgres`, `temporal-postgres`, `redis`, `api`, … */
@@ -95,6 +103,10 @@ export async function startProductionStack(
   const dataDir = path.join(dir, 'galang');
   const lmdbDir = path.join(dataDir, 'idempotency');
   const mailDir = path.join(dir, 'mail');
+  const nodeCount = options.apiNodes ?? 1;
+  const apiNodes =
+    nodeCount === 1 ? ['api'] : Array.from({ length: nodeCount }, (_, i) => `api-${i + 1}`);
+  const nodeLmdbDir = (name: string) => (nodeCount === 1 ? lmdbDir : path.join(lmdbDir, name));
   let postgres = SHARED_POSTGRES;
   let temporalPostgres = SHARED_POSTGRES;
   let mailSink: MailSink | undefined;
@@ -108,7 +120,9 @@ export async function startProductionStack(
     for (const part of [...started].reverse()) await part.stop();
     await mailSink?.stop();
     // The idempotency claims live in shared memory, outside the stack's folder.
-    rmSync(defaultClaimsPath(lmdbDir), { recursive: true, force: true });
+    for (const name of apiNodes) {
+      rmSync(defaultClaimsPath(nodeLmdbDir(name)), { recursive: true, force: true });
+    }
     if (!keepDatabases && !options.ownPostgres) {
       const names = [databases.main, databases.visibility, galangDatabase];
       await dropTemporalDatabases(SHARED_POSTGRES, names);
@@ -131,6 +145,14 @@ export async function startProductionStack(
       'temporalPostgres',
       ...TEMPORAL_PORT_NAMES,
     ] as const);
+    // Several nodes listen on ports of their own behind nginx, which takes the API port.
+    const taken = new Set(Object.values(ports));
+    const nodePorts =
+      nodeCount === 1
+        ? [ports.api]
+        : (await freePorts(nodeCount + TEMPORAL_PORT_NAMES.length))
+            .filter((port) => !taken.has(port))
+            .slice(0, nodeCount);
     const pki = makeStackPki(path.join(dir, 'pki'), `${id}.galang.test`);
 
     if (options.ownPostgres) {
@@ -213,21 +235,32 @@ export async function startProductionStack(
         log,
       ),
     );
-    await launch(
-      new Supervised(
-        node(
-          'api',
-          'api',
-          envOf('api', {
-            API_PROCESSES: String(options.apiProcesses ?? 2),
-            LMDB_PATH: lmdbDir,
-            ...(options.prepareLmdb && { LMDB_CLAIMS_PATH: path.join(lmdbDir, 'claims') }),
-          }),
-          /"msg":"api listening"/,
+    const nodePort = (name: string) => nodePorts[apiNodes.indexOf(name)] ?? ports.api;
+    for (const name of apiNodes) {
+      const nodeLmdb = nodeLmdbDir(name);
+      mkdirSync(nodeLmdb, { recursive: true });
+      await launch(
+        new Supervised(
+          node(
+            name,
+            'api',
+            envOf('api', {
+              PORT: String(nodePort(name)),
+              API_PROCESSES: String(options.apiProcesses ?? 2),
+              LMDB_PATH: nodeLmdb,
+              ...(options.prepareLmdb && { LMDB_CLAIMS_PATH: path.join(nodeLmdb, 'claims') }),
+            }),
+            /"msg":"api listening"/,
+          ),
+          log,
         ),
-        log,
-      ),
-    );
+      );
+    }
+    if (nodeCount > 1) {
+      const upstreams = apiNodes.map((name) => `127.0.0.1:${nodePort(name)}`);
+      await launch(nginxBalancer(path.join(dir, 'nginx'), ports.api, upstreams, log));
+      log(`nginx (deploy/nginx.conf) on :${ports.api} in front of ${upstreams.join(', ')}`);
+    }
     const workerEnv = envOf('worker', { WORKER_METRICS_PORT: '0' });
     const workers = Array.from({ length: options.workers ?? 2 }, (_, i) =>
       node(`worker-${i + 1}`, 'worker', workerEnv, /"msg":"worker polling"/),
@@ -246,6 +279,7 @@ export async function startProductionStack(
       temporal,
       databaseUrl,
       lmdbDir,
+      apiNodes,
       mailDir,
       processes,
       stop,

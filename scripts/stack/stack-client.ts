@@ -74,15 +74,17 @@ export class StackClient {
 
   /**
    * Retries as a well-behaved client does: the same key and body on 409, 429, 5xx or no answer
-   * (a process restarting), until an answer that is final or `deadline` passes.
+   * (a process restarting), until an answer that is final or `deadline` passes. `seen` hears
+   * every attempt's status, the retried ones too (undefined: no answer).
    */
   async donateUntilAnswered(
     key: string,
     campaignId: string,
     amount: number,
     deadline = Date.now() + 120_000,
+    seen?: (status: number | undefined) => void,
   ): Promise<Answer<DonationView>> {
-    return this.untilAnswered(() => this.donate(key, campaignId, amount), deadline);
+    return this.untilAnswered(() => this.donate(key, campaignId, amount), deadline, seen);
   }
 
   donation(id: string): Promise<Answer<DonationView>> {
@@ -188,9 +190,11 @@ export class StackClient {
   private async untilAnswered<T>(
     attempt: () => Promise<Answer<T>>,
     deadline: number,
+    seen?: (status: number | undefined) => void,
   ): Promise<Answer<T>> {
     for (;;) {
       const answer = await attempt().catch(() => undefined);
+      seen?.(answer?.status);
       if (answer && !RETRIED.has(answer.status)) return answer;
       if (Date.now() > deadline) throw new NoFinalAnswer(answer?.status);
       await sleep(250);

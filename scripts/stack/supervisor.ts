@@ -114,9 +114,10 @@ export class Supervised {
   /**
    * A signal to the whole group, unasked as far as the supervisor knows, so the process is
    * restarted once it exits: SIGKILL is a crash (no cleanup, no flush), SIGQUIT makes PostgreSQL
-   * shut down at once and recover at the next start.
+   * shut down at once and recover at the next start. `downForMs` holds the restart that long.
    */
-  crash(signal: NodeJS.Signals = 'SIGKILL'): void {
+  crash(signal: NodeJS.Signals = 'SIGKILL', downForMs = 0): void {
+    this.downUntil = Date.now() + downForMs;
     this.signal(signal);
   }
 
@@ -145,11 +146,13 @@ export class Supervised {
 
   /** Whether the current process got ready and has not crashed since. */
   private up = false;
+  /** A crash that keeps the part down (a host that is gone a while) holds the restart until then. */
+  private downUntil = 0;
 
   private async restartAfterCrash(): Promise<void> {
     this.up = false;
     for (let attempt = 0; ; attempt++) {
-      await sleep(Math.min(500 * 2 ** attempt, 10_000));
+      await sleep(Math.max(Math.min(500 * 2 ** attempt, 10_000), this.downUntil - Date.now()));
       if (this.isStopping()) return;
       try {
         await this.start();

@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { NGINX_BINARY, balancerSite, writeNginxConfig } from '../../scripts/stack/nginx';
 import { freePort } from './free-port';
 import { isPortOpen } from '../../src/temporal/dev-server';
-
-const deployConfig = path.resolve(__dirname, '../../deploy/nginx.conf');
-/** Debian installs it in /usr/sbin, which is not on every user's PATH. */
-const binary = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
 export interface Nginx {
   url: string;
@@ -20,18 +17,7 @@ export interface Nginx {
  * loopback port, and every answer names the upstream that gave it (`X-Galang-Upstream`).
  */
 export async function startNginx(upstreams: readonly string[]): Promise<Nginx> {
-  const shipped = readFileSync(deployConfig, 'utf8');
-  const servers = shipped.match(/^\s*server api-\d+:\d+ (.*);$/m);
-  if (!servers) throw new Error('deploy/nginx.conf names no api-N upstream servers');
-  return startNginxSite((listen) =>
-    shipped
-      .replace(/^\s*server api-\d+:\d+ .*;\n/gm, '')
-      .replace(
-        /(upstream galang_api \{\n)/,
-        `$1${upstreams.map((u) => `    server ${u} ${servers[1] ?? ''};\n`).join('')}`,
-      )
-      .replace(/listen 80;/, `listen ${listen};`),
-  );
+  return startNginxSite((listen) => balancerSite(upstreams, listen));
 }
 
 /**
@@ -44,31 +30,14 @@ export async function startNginxSite(
 ): Promise<Nginx> {
   const prefix = mkdtempSync(path.join(os.tmpdir(), 'galang-nginx-'));
   const port = await freePort();
-  for (const dir of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
-    mkdirSync(path.join(prefix, dir));
-  }
-  const config = `
-daemon off;
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  add_header X-Galang-Upstream $upstream_addr always;
-${site(`127.0.0.1:${port}`, prefix)}
-}
-`;
-  const file = path.join(prefix, 'nginx.conf');
-  writeFileSync(file, config);
-  const child = spawn(binary, ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', file], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const file = writeNginxConfig(prefix, site(`127.0.0.1:${port}`, prefix));
+  const child = spawn(
+    NGINX_BINARY,
+    ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', file],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const stderr: string[] = [];
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   const exited = new Promise<void>((resolve) => {
