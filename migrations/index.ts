@@ -8,6 +8,7 @@ import * as auditLog from './0006-audit-log';
 import * as webhookBodyRetention from './0007-webhook-body-retention';
 import * as donorWall from './0008-donor-wall';
 import * as receipts from './0009-receipts';
+import * as donorDetails from './0010-donor-details';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007-webhook-body-retention': webhookBodyRetention,
   '0008-donor-wall': donorWall,
   '0009-receipts': receipts,
+  '0010-donor-details': donorDetails,
 };

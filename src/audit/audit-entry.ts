@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'campaign-close',
   'message-hide',
   'mail-resend',
+  'erase',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

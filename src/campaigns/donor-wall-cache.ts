@@ -80,4 +80,19 @@ export class DonorWallCache {
   async invalidate(campaignId: string): Promise<void> {
     await this.redis.set(wallGenerationKey(campaignId), randomUUID());
   }
+
+  /**
+   * Invalidates, then deletes the pages of every generation at once instead of leaving the old
+   * ones to their TTL: after an erasure, no copy of the donor's name may stay in Redis.
+   */
+  async purge(campaignId: string): Promise<void> {
+    await this.invalidate(campaignId);
+    // SCAN's pattern and its answers carry the client's key prefix; DEL adds it again.
+    const prefix = this.redis.options.keyPrefix ?? '';
+    const pattern = `${prefix}${pageKeyBase(campaignId, '*')}`;
+    for await (const keys of this.redis.scanStream({ match: pattern, count: 500 })) {
+      const names = (keys as string[]).map((key) => key.slice(prefix.length));
+      if (names.length > 0) await this.redis.del(...names);
+    }
+  }
 }

@@ -53,6 +53,18 @@ export interface DonationsTable {
     Date | string | null | undefined,
     Date | string | null
   >;
+  /** When the donor was erased: their fields hold a pseudonym since (migration 0010). */
+  erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** A donor's data from the edge's accept until the donation is recorded (migration 0010). */
+export interface DonorDetailsTable {
+  donation_id: string;
+  donor_name: string;
+  donor_email: string;
+  donor_anonymous: boolean;
+  message: string | null;
+  created_at: Timestamp;
 }
 
 export interface DonationLedgerTable {
@@ -198,6 +210,7 @@ export interface MailDeliveriesTable {
 export interface Database {
   campaigns: CampaignsTable;
   donations: DonationsTable;
+  donor_details: DonorDetailsTable;
   donation_ledger: DonationLedgerTable;
   campaign_total_shards: CampaignTotalShardsTable;
   campaign_totals: CampaignTotalsView;

@@ -6,7 +6,7 @@ import type { DonationStatus, PaymentAction } from '../../workflows/contracts';
 import { CLOSED_WITHOUT_MONEY, OPEN_STATUSES } from '../../workflows/contracts';
 import type { DonationInput, FinalFailureStatus } from '../../workflows/contracts';
 import type { Donation } from './donation';
-import { publicNameOf } from './public-name';
+import { ANONYMOUS_NAME } from './public-name';
 import { toCampaign } from '../campaigns/campaign-repository';
 import type { Campaign } from '../campaigns/campaign-repository';
 
@@ -19,13 +19,18 @@ export class DonationRepository {
 
   /**
    * Inserts the donation once; a re-run (retry, reset, second edge) is a no-op. The row holds
-   * what the donation is, not how its workflow treats the provider. The call that inserted also
-   * reads the campaign it checks the donation against, in the same statement.
+   * what the donation is, not how its workflow treats the provider. The donor's data moves in
+   * from `donor_details`, where the edge put it (none: an anonymous donor without an address).
+   * The call that inserted also reads the campaign it checks the donation against, in the same
+   * statement.
    */
   async insert(
     input: Omit<DonationInput, 'verifyWithProvider' | 'settleHorizonSeconds'>,
   ): Promise<{ inserted: false } | { inserted: true; campaign: Campaign | undefined }> {
     const row = await this.db
+      .with('details', (db) =>
+        db.deleteFrom('donor_details').where('donation_id', '=', input.donationId).returningAll(),
+      )
       .with('inserted', (db) =>
         db
           .insertInto('donations')
@@ -36,11 +41,14 @@ export class DonationRepository {
             campaign_id: input.campaignId,
             amount: input.amount,
             currency: input.currency,
-            donor_name: input.donor.name,
-            donor_email: input.donor.email,
-            donor_anonymous: input.donor.anonymous,
-            public_name: publicNameOf(input.donor),
-            message: input.message ?? null,
+            donor_name: sql<string>`coalesce((SELECT donor_name FROM details), '')`,
+            donor_email: sql<string>`coalesce((SELECT donor_email FROM details), '')`,
+            donor_anonymous: sql<boolean>`coalesce((SELECT donor_anonymous FROM details), true)`,
+            public_name: sql<string>`coalesce(
+              (SELECT CASE WHEN donor_anonymous THEN ${ANONYMOUS_NAME} ELSE donor_name END
+                 FROM details),
+              ${ANONYMOUS_NAME})`,
+            message: sql<string | null>`(SELECT message FROM details)`,
             payment_method: input.paymentMethod,
             provider: input.provider,
             workflow_id: input.workflowId,

@@ -10,6 +10,7 @@ import type { ProviderRegistry } from '../providers/payment-provider';
 import type { FollowUpWorkflows } from './follow-up-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
+import type { DonorDetailsRepository } from './donor-details-repository';
 import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-views';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
 import { donationWorkflowId, getStateQuery } from '../../workflows/contracts';
@@ -27,6 +28,7 @@ export interface DonationServiceDeps {
   temporal: Client;
   campaigns: CampaignRepository;
   donations: DonationRepository;
+  donorDetails: DonorDetailsRepository;
   providers: ProviderRegistry;
   followUps: FollowUpWorkflows;
   taskQueue: string;
@@ -88,8 +90,11 @@ export class DonationService {
     }
 
     const donationId = deriveUuid(scope);
+    const { donor, message, ...rest } = request;
+    // The donor's data goes to Postgres, not into the workflow's input: no history holds it.
+    await this.deps.donorDetails.save(donationId, { donor, message });
     const input: DonationInput = {
-      ...request,
+      ...rest,
       donationId,
       clientId: scope.clientId,
       idempotencyKey: scope.key,
@@ -173,7 +178,8 @@ export class DonationService {
    * donation still waiting for its payment action is read again (with backoff) until the action
    * exists, the donation is decided, the wait is over or `signal` aborts; that answer leaves out
    * the live state, which would cost the worker a query per poll. Accepted but not yet recorded
-   * (the worker is behind): answered from the started workflow's input.
+   * (the worker is behind): answered from the started workflow's input and the donor the edge
+   * took.
    */
   async get(
     id: string,
@@ -228,7 +234,8 @@ export class DonationService {
     if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
       throw new AppError('donation-not-found');
     }
-    return { view: startedView(found.input, found.startedAt), recorded: false };
+    const details = await this.deps.donorDetails.find(id);
+    return { view: startedView(found.input, found.startedAt, details), recorded: false };
   }
 
   /** The donation, visible to its own client or to an operator (`clientId` undefined). */

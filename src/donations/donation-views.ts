@@ -1,6 +1,8 @@
 import type { Donation } from './donation';
 import type { DonationAccepted, DonationView } from './donation-schemas';
 import type { DonationInput } from '../../workflows/contracts';
+import type { DonorDetails } from './donor-details-repository';
+import { ANONYMOUS_NAME } from './public-name';
 
 // How the API shows a donation: from its row, or from its started workflow's input.
 
@@ -30,8 +32,16 @@ export function pendingAnswer(input: DonationInput): DonationAccepted {
   };
 }
 
-/** A donation whose workflow started but has not recorded it yet, as its input describes it. */
-export function startedView(input: DonationInput, startedAt: Date): DonationView {
+/**
+ * A donation whose workflow started but has not recorded it yet, as its input describes it,
+ * with the donor the edge took (none once erased).
+ */
+export function startedView(
+  input: DonationInput,
+  startedAt: Date,
+  details: DonorDetails | undefined,
+): DonationView {
+  const anonymous = details?.donor.anonymous ?? true;
   const at = startedAt.toISOString();
   return {
     id: input.donationId,
@@ -40,10 +50,10 @@ export function startedView(input: DonationInput, startedAt: Date): DonationView
     amount: input.amount,
     currency: input.currency,
     donor: {
-      name: input.donor.anonymous ? 'Anonymous' : input.donor.name,
-      anonymous: input.donor.anonymous,
+      name: anonymous ? ANONYMOUS_NAME : (details?.donor.name ?? ANONYMOUS_NAME),
+      anonymous,
     },
-    message: input.message ?? null,
+    message: details?.message ?? null,
     paymentMethod: input.paymentMethod,
     provider: input.provider,
     paymentAction: null,
@@ -63,7 +73,7 @@ export function toView(donation: Donation): DonationView {
     amount: donation.amount,
     currency: donation.currency,
     donor: {
-      name: donation.donor.anonymous ? 'Anonymous' : donation.donor.name,
+      name: donation.donor.anonymous ? ANONYMOUS_NAME : donation.donor.name,
       anonymous: donation.donor.anonymous,
     },
     message: donation.message,

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { AppError } from '../errors/error-catalogue';
 import { auditCommand } from './commands/audit';
 import { deadLettersCommand } from './commands/dead-letters';
+import { eraseCommand } from './commands/erase';
 import { mailCommand } from './commands/mail';
 import { reconcileCommand } from './commands/reconcile';
 import { redeliverCommand } from './commands/redeliver';
@@ -21,6 +22,7 @@ export const commands: readonly OpsCommand[] = [
   refundCommand,
   auditCommand,
   mailCommand,
+  eraseCommand,
 ];
 
 export function globalHelp(): string {
@@ -33,7 +35,7 @@ worker (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE, ...).
 Commands:
 ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Commands that change something (reset, redeliver, reconcile, refund, mail --resend) are dry runs unless
+Commands that change something (reset, redeliver, reconcile, refund, mail --resend, erase) are dry runs unless
 --yes is given; run with --yes, and show, each record one row in the audit log first (the
 command does not run when it cannot be written). \`npm run ops -- <command> --help\`
 describes a command.

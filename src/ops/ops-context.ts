@@ -5,6 +5,7 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/database';
 import type { DonationRepository } from '../donations/donation-repository';
 import type { DonationService } from '../donations/donation-service';
+import type { DonorErasure } from '../privacy/donor-erasure';
 import type { Reconciler } from '../reconciliation/reconciler';
 import type { ReceiptRepository } from '../receipts/receipt-repository';
 import type { ReceiptWorkflows } from '../receipts/receipt-workflows';
@@ -29,6 +30,7 @@ export interface OpsContext {
   temporal: Client;
   donations: DonationRepository;
   donationService: DonationService;
+  erasure: DonorErasure;
   delivery: WebhookDelivery;
   reconciler: Reconciler;
   receipts: ReceiptRepository;

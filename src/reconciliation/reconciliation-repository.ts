@@ -19,8 +19,6 @@ export type OverdueDonation = Pick<
   | 'campaignId'
   | 'amount'
   | 'currency'
-  | 'donor'
-  | 'message'
   | 'paymentMethod'
   | 'provider'
   | 'status'
@@ -203,8 +201,6 @@ export class ReconciliationRepository {
       campaignId: r.campaign_id,
       amount: r.amount,
       currency: r.currency,
-      donor: { name: r.donor_name, email: r.donor_email, anonymous: r.donor_anonymous },
-      message: r.message,
       paymentMethod: r.payment_method,
       provider: r.provider,
       status: r.status,

@@ -133,8 +133,6 @@ export class StuckDonations {
       campaignId: donation.campaignId,
       amount: donation.amount,
       currency: donation.currency,
-      donor: donation.donor,
-      message: donation.message ?? undefined,
       paymentMethod: donation.paymentMethod,
       donationId: donation.id,
       clientId: donation.clientId,

@@ -11,6 +11,7 @@ import { ProgressService } from '../campaigns/progress-service';
 import { campaignRoutes } from '../campaigns/campaign-routes';
 import { CampaignService } from '../campaigns/campaign-service';
 import { donorWallRoutes } from '../campaigns/donor-wall-routes';
+import { erasureRoutes } from '../privacy/erasure-routes';
 import { DonorWallService } from '../campaigns/donor-wall-service';
 import { donationRoutes } from '../donations/donation-routes';
 import { receiptRoutes } from '../receipts/receipt-routes';
@@ -121,6 +122,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
   await app.register(donationRoutes, { service: services.donationService });
   await app.register(receiptRoutes, { receipts: services.receiptService });
+  await app.register(erasureRoutes, { erasure: services.erasure });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
   await app.register(donorWallRoutes, {
     wall: new DonorWallService({

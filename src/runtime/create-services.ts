@@ -10,8 +10,11 @@ import type { Config } from '../config/config';
 import type { Db } from '../db/database';
 import { DonationRepository } from '../donations/donation-repository';
 import { DonationService } from '../donations/donation-service';
+import { DonorDetailsRepository } from '../donations/donor-details-repository';
 import { FollowUpWorkflows } from '../donations/follow-up-workflows';
 import { LedgerRepository } from '../ledger/ledger-repository';
+import { DonorErasure } from '../privacy/donor-erasure';
+import { ErasureRepository } from '../privacy/erasure-repository';
 import type { Metrics } from '../observability/metrics';
 import type { OpsContext } from '../ops/ops-context';
 import type { ProviderRegistry } from '../providers/payment-provider';
@@ -57,6 +60,8 @@ export interface Services {
   wall: DonorWallRepository;
   followUps: FollowUpWorkflows;
   donationService: DonationService;
+  /** A donor's erasure: the operators' route and `npm run ops -- erase`. */
+  erasure: DonorErasure;
   delivery: WebhookDelivery;
   intake: WebhookIntake;
   reconciler: Reconciler;
@@ -86,6 +91,7 @@ export function createServices(config: Config, resources: Resources): Services {
   const webhookDb = resources.webhookDb ?? db;
   const inbox = new WebhookInboxRepository(webhookDb);
   const receipts = new ReceiptRepository(db);
+  const wallCache = new DonorWallCache(resources.redis);
   const tokenSecrets = [...config.mail.receiptTokenSecrets.values()];
   const receiptDocuments = new ReceiptDocuments({
     organization: config.mail.organization,
@@ -118,13 +124,14 @@ export function createServices(config: Config, resources: Resources): Services {
     ledger,
     reconciliation,
     progressCache,
-    wallCache: new DonorWallCache(resources.redis),
+    wallCache,
     wall: new DonorWallRepository(db),
     followUps,
     donationService: new DonationService({
       temporal,
       campaigns,
       donations,
+      donorDetails: new DonorDetailsRepository(db),
       providers,
       followUps,
       taskQueue,
@@ -137,6 +144,7 @@ export function createServices(config: Config, resources: Resources): Services {
       earlyReturn: config.earlyReturn,
       metrics: metrics?.donations,
     }),
+    erasure: new DonorErasure(new ErasureRepository(db), wallCache),
     delivery,
     intake: new WebhookIntake({
       providers,

@@ -68,7 +68,6 @@ describe('a closing payment provider', () => {
         const donationId = randomUUID();
         await new DonationRepository(db).insert({
           ...donationBody(campaignId),
-          donor: { name: 'Ani', email: 'ani@example.com', anonymous: false },
           donationId,
           clientId: 'client-a',
           idempotencyKey: `open-${donationId}`,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AuditRepository } from '../../src/audit/audit-repository';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
 import { DonationRepository } from '../../src/donations/donation-repository';
+import { DonorDetailsRepository } from '../../src/donations/donor-details-repository';
 import { LedgerRepository } from '../../src/ledger/ledger-repository';
 import { donationWorkflowId } from '../../workflows/contracts';
 import { postDonation, waitForStatus } from '../support/donations';
@@ -57,10 +58,13 @@ describe('the donor wall', () => {
     message?: string,
   ): Promise<string> {
     const donationId = randomUUID();
+    // The edge's part: the donor's data waits in donor_details for the record.
+    await new DonorDetailsRepository(stack.db).save(donationId, {
+      donor: { ...donor, email: 'donor@example.com' },
+      message: message ?? donationBody(campaignId, amount).message,
+    });
     await new DonationRepository(stack.db).insert({
       ...donationBody(campaignId, amount),
-      ...(message === undefined ? {} : { message }),
-      donor: { ...donor, email: 'donor@example.com' },
       donationId,
       clientId: 'client-a',
       idempotencyKey: `wall-${donationId}`,

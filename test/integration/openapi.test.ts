@@ -30,6 +30,7 @@ const ROUTES: [HTTPMethods, string, string][] = [
   ['GET', '/v1/campaigns/:id/progress', '200'],
   ['GET', '/v1/campaigns/:id/donations', '200'],
   ['POST', '/v1/donations/:id/message/hide', '200'],
+  ['POST', '/v1/donor-erasures', '200'],
   ['GET', '/v1/donations/:id/receipt', '200'],
   ['GET', '/v1/receipts/:number.pdf', '200'],
   ['POST', '/v1/campaigns', '201'],

@@ -99,7 +99,6 @@ export function donationInput(overrides: Partial<DonationInput> = {}): DonationI
     campaignId: 'campaign-wf',
     amount: AMOUNT,
     currency: 'IDR',
-    donor: { name: 'Siti', email: 'siti@example.test', anonymous: false },
     paymentMethod: 'qris',
     donationId,
     clientId: 'client-wf',

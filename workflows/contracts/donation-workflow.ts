@@ -12,8 +12,13 @@ export interface DonationRequest {
   paymentMethod: string;
 }
 
-/** The donation workflow's input: the request plus everything derived from its idempotency scope. */
-export interface DonationInput extends DonationRequest {
+/**
+ * The donation workflow's input: the request plus everything derived from its idempotency scope,
+ * less the donor's own data (name, e-mail, message). The edge writes that to Postgres before the
+ * start, so no history ever holds it and erasing a donor is a change of rows
+ * (docs/receipts-and-privacy.md).
+ */
+export interface DonationInput extends Omit<DonationRequest, 'donor' | 'message'> {
   donationId: string;
   clientId: string;
   idempotencyKey: string;

@@ -1,0 +1,87 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database';
+import { ANONYMOUS_NAME, ERASED_NAME } from '../donations/public-name';
+
+/** Whose data to erase: a donor by e-mail, or the donor of one donation. */
+export type ErasureTarget = { email: string } | { donationId: string };
+
+/** What an erasure changed: the donor's donations, their campaigns, and bodies it purged. */
+export interface ErasureResult {
+  donationIds: string[];
+  campaignIds: string[];
+  bodiesPurged: number;
+}
+
+/**
+ * All SQL of a donor's erasure, in one transaction: the donor's fields in `donations` become a
+ * pseudonym (name "Erased donor", no e-mail, no message, "Anonymous" on the wall), the edge's
+ * copy in `donor_details` is deleted, and the raw bodies of the donor's webhooks are purged, as
+ * retention purges them. Amounts, dates, campaigns, ledger entries and receipt numbers stay:
+ * the law makes a charity keep them, and the totals must not move.
+ */
+export class ErasureRepository {
+  constructor(private readonly db: Db) {}
+
+  async erase(target: ErasureTarget): Promise<ErasureResult> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      // By a donation: its donor's address finds the rest of their donations.
+      const email = 'email' in target ? target.email : await this.emailOf(trx, target.donationId);
+      const donationId = 'donationId' in target ? target.donationId : undefined;
+      // The donor's rows: by address (an erased row has none left), and the one named.
+      const theDonors = (emailColumn: string, idColumn: string) =>
+        sql<boolean>`(${email ? sql`lower(${sql.ref(emailColumn)}) = lower(${email})` : sql`false`}
+          OR ${donationId === undefined ? sql`false` : sql`${sql.ref(idColumn)} = ${donationId}`})`;
+      const erased = await trx
+        .updateTable('donations')
+        .set({
+          donor_name: ERASED_NAME,
+          donor_email: '',
+          message: null,
+          public_name: ANONYMOUS_NAME,
+          erased_at: sql`coalesce(erased_at, now())`,
+        })
+        .where(theDonors('donor_email', 'id'))
+        .returning(['id', 'campaign_id'])
+        .execute();
+      const pending = await trx
+        .deleteFrom('donor_details')
+        .where(theDonors('donor_email', 'donation_id'))
+        .returning('donation_id')
+        .execute();
+      const donationIds = [
+        ...new Set([...erased.map((row) => row.id), ...pending.map((row) => row.donation_id)]),
+      ];
+      const purged =
+        donationIds.length === 0
+          ? []
+          : await trx
+              .updateTable('webhook_inbox')
+              .set({ raw_body: null, body_purged_at: sql`now()` })
+              .where('donation_id', 'in', donationIds)
+              .where('raw_body', 'is not', null)
+              .returning('id')
+              .execute();
+      return {
+        donationIds,
+        campaignIds: [...new Set(erased.map((row) => row.campaign_id))],
+        bodiesPurged: purged.length,
+      };
+    });
+    // The planner's statistics sample values (an address given twice is a "most common
+    // value" in pg_statistic); sampling again drops the erased ones.
+    if (result.donationIds.length > 0) await sql`ANALYZE donations, donor_details`.execute(this.db);
+    return result;
+  }
+
+  private async emailOf(trx: Db, donationId: string): Promise<string | undefined> {
+    const row = await trx
+      .selectFrom('donations')
+      .select('donor_email')
+      .where('id', '=', donationId)
+      .unionAll(
+        trx.selectFrom('donor_details').select('donor_email').where('donation_id', '=', donationId),
+      )
+      .executeTakeFirst();
+    return row?.donor_email;
+  }
+}
