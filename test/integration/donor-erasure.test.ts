@@ -1,10 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { startMailSink } from '../../src/mail/mail-sink';
-import type { MailSink } from '../../src/mail/mail-sink';
 import { WorkflowType } from '../../workflows/contracts';
 import type { ReceiptsWorkflow } from '../../workflows/contracts';
 import { clientAScope, postDonation, totalsOf, waitForStatus } from '../support/donations';
@@ -17,11 +12,10 @@ import {
   redisKeysHolding,
 } from '../support/erasure-probes';
 import { temporalLogs } from '../support/quiet-temporal';
+import { startMailStack } from '../support/mail-stack';
 import { ops } from '../support/ops';
-import { createOwnDatabase } from '../support/own-database';
-import type { OwnDatabase } from '../support/own-database';
 import { textOf } from '../support/pdf-text';
-import { CLIENT_SECRET, OPERATOR_SECRET, createCampaign, startStack } from '../support/stack';
+import { CLIENT_SECRET, OPERATOR_SECRET, createCampaign } from '../support/stack';
 import type { Stack } from '../support/stack';
 
 /**
@@ -33,8 +27,7 @@ import type { Stack } from '../support/stack';
  */
 describe('donor erasure', () => {
   let stack: Stack;
-  let sink: MailSink;
-  let database: OwnDatabase;
+  let stop: () => Promise<void>;
   const apiLines: string[] = [];
   const tag = randomUUID().slice(0, 8);
   const donor = { name: `Ratna Lestari ${tag}`, email: `ratna.${tag}@example.org` };
@@ -42,23 +35,14 @@ describe('donor erasure', () => {
   const needles = [donor.name, donor.email, `Ratna ${tag}`];
 
   beforeAll(async () => {
-    database = await createOwnDatabase('erasure');
-    sink = await startMailSink({
-      host: '127.0.0.1',
-      port: 0,
-      dir: mkdtempSync(path.join(os.tmpdir(), 'galang-mail-')),
-    });
-    stack = await startStack({
+    ({ stack, stop } = await startMailStack('erasure', {
       autoPayMs: 50,
-      databaseUrl: database.url,
-      env: { SMTP_URL: `smtp://127.0.0.1:${sink.port}`, LOG_LEVEL: 'debug' },
+      env: { LOG_LEVEL: 'debug' },
       apiLogger: { level: 'debug', stream: { write: (line: string) => apiLines.push(line) } },
-    });
+    }));
   });
   afterAll(async () => {
-    await stack.stop();
-    await sink.stop();
-    await database.drop();
+    await stop();
   });
 
   const donate = async (who: typeof donor, amount: number, anonymous: boolean) => {

@@ -1,6 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
@@ -12,17 +10,10 @@ import type { ReceiptsWorkflow } from '../../workflows/contracts';
 import { resetDonationWorkflow } from '../money/workflow-control';
 import { waitForStatus } from '../support/donations';
 import { ops } from '../support/ops';
-import { createOwnDatabase } from '../support/own-database';
-import type { OwnDatabase } from '../support/own-database';
+import { startMailStack } from '../support/mail-stack';
 import { textOf } from '../support/pdf-text';
 import { donate, refund } from '../support/reconciliation';
-import {
-  CLIENT_SECRET,
-  OTHER_CLIENT_SECRET,
-  createCampaign,
-  eventually,
-  startStack,
-} from '../support/stack';
+import { CLIENT_SECRET, OTHER_CLIENT_SECRET, createCampaign, eventually } from '../support/stack';
 import type { Stack } from '../support/stack';
 
 const DONATIONS = 24;
@@ -35,28 +26,19 @@ const DONATIONS = 24;
 describe('receipts', () => {
   let stack: Stack;
   let sink: MailSink;
-  let database: OwnDatabase;
+  let stop: () => Promise<void>;
   const prefix = `T${randomUUID().replace(/-/g, '').slice(0, 6).toUpperCase()}`;
 
   beforeAll(async () => {
     // The writer numbers (and mails) every queued entry of its database: on the shared one it
     // would take every other file's donations too, hundreds when this file runs late.
-    database = await createOwnDatabase('receipts');
-    sink = await startMailSink({
-      host: '127.0.0.1',
-      port: 0,
-      dir: mkdtempSync(path.join(os.tmpdir(), 'galang-mail-')),
-    });
-    stack = await startStack({
+    ({ stack, sink, stop } = await startMailStack('receipts', {
       autoPayMs: 50,
-      databaseUrl: database.url,
-      env: { RECEIPT_PREFIX: prefix, SMTP_URL: `smtp://127.0.0.1:${sink.port}` },
-    });
+      env: { RECEIPT_PREFIX: prefix },
+    }));
   });
   afterAll(async () => {
-    await stack.stop();
-    await sink.stop();
-    await database.drop();
+    await stop();
   });
 
   const runWriter = () =>
