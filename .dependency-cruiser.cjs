@@ -9,7 +9,7 @@
  * Tests, benchmarks and scripts stand outside and may use any layer.
  */
 const FEATURES =
-  '(donations|campaigns|webhooks|reconciliation|ledger|ops|demo-page|health|idempotency|auth|audit|receipts|privacy)';
+  '(donations|campaigns|webhooks|reconciliation|ledger|ops|demo-page|health|idempotency|auth|audit|receipts|privacy|pledges)';
 const INFRASTRUCTURE =
   '(db|http|temporal|providers|config|errors|observability|security|money|resilience|mail)';
 const ENTRY = '^src/entry/';

@@ -11,3 +11,5 @@ export { createReversalActivities } from './reversal-activities';
 export type { ReversalActivities } from './reversal-activities';
 export { createReceiptActivities } from './receipt-activities';
 export type { ReceiptActivities, ReceiptActivityDeps, ReceiptSender } from './receipt-activities';
+export { createPledgeActivities } from './pledge-activities';
+export type { PledgeActivities, PledgeActivityDeps } from './pledge-activities';

@@ -9,6 +9,7 @@ import * as webhookBodyRetention from './0007-webhook-body-retention';
 import * as donorWall from './0008-donor-wall';
 import * as receipts from './0009-receipts';
 import * as donorDetails from './0010-donor-details';
+import * as pledges from './0011-pledges';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008-donor-wall': donorWall,
   '0009-receipts': receipts,
   '0010-donor-details': donorDetails,
+  '0011-pledges': pledges,
 };

@@ -63,3 +63,18 @@ export const mailActivity: ActivityOptions = {
     nonRetryableErrorTypes,
   },
 };
+
+/**
+ * A pledge period's start: through an outage with backoff for about a day (the catch-up window
+ * is three), then the period's workflow fails where operators see it in the schedule's list.
+ */
+export const pledgeActivity: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 minutes',
+    maximumAttempts: 60,
+    nonRetryableErrorTypes,
+  },
+};

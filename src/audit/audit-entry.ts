@@ -18,6 +18,11 @@ export const AUDIT_ACTIONS = [
   'message-hide',
   'mail-resend',
   'erase',
+  'pledge-read',
+  'pledge-change',
+  'pledge-pause',
+  'pledge-resume',
+  'pledge-cancel',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -16,6 +16,8 @@ import type { WebhookConfig } from './webhook-config';
 import { productionSecretProblems, sharedSecretProblems } from './production-secrets';
 import type { SecretSetting } from './production-secrets';
 import { DEV_PAYLOAD_KEYS, readTemporalSecurity } from './temporal-config';
+import { readPledges } from './pledge-config';
+import type { PledgeConfig } from './pledge-config';
 
 /**
  * The whole runtime configuration. It is read from the environment exactly once, validated and
@@ -114,6 +116,7 @@ export interface Config {
   readonly workerMetricsPort: number;
   /** SMTP, the sender, the development sink and the organization on receipts. */
   readonly mail: MailConfig;
+  readonly pledges: PledgeConfig;
 }
 
 /** How long `POST /v1/donations` waits for the payment action before answering PENDING. */
@@ -290,6 +293,7 @@ export function loadConfig(source: Env = process.env): Config {
     demoPage:
       reader.oneOf('DEMO_PAGE', ['true', 'false'], production ? 'false' : 'true') === 'true',
     mail: readMail(reader, problems, production, dataDir),
+    pledges: readPledges(reader, problems, production),
   };
 
   if (production) {

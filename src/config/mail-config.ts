@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { EnvReader } from './env-reader';
+import { isTimeZone } from './time-zone';
 
 /** The development receipt-token key: public, so production refuses it (by value). */
 export const DEV_RECEIPT_TOKEN_SECRETS = 'demo-receipt:receipt-token-secret';
@@ -119,14 +120,5 @@ function protocolOf(value: string): string {
     return new URL(value).protocol;
   } catch {
     return '';
-  }
-}
-
-function isTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -67,6 +67,40 @@ export interface DonorDetailsTable {
   created_at: Timestamp;
 }
 
+export type PledgeStatus = 'ACTIVE' | 'PAUSED' | 'CANCELLED';
+
+/** A donor's monthly (or weekly) gift (migration 0011). */
+export interface PledgesTable {
+  id: string;
+  client_id: string;
+  idempotency_key: string;
+  campaign_id: string;
+  amount: number;
+  currency: string;
+  frequency: 'monthly' | 'weekly';
+  day_of_period: number;
+  time_zone: string;
+  payment_method: string;
+  provider: string;
+  donor_name: string;
+  donor_email: string;
+  donor_anonymous: boolean;
+  message: string | null;
+  status: ColumnType<PledgeStatus, PledgeStatus | undefined, PledgeStatus>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** One row per period a pledge charged, naming its donation (migration 0011). */
+export interface PledgePeriodsTable {
+  pledge_id: string;
+  period: string;
+  donation_id: string;
+  amount: number;
+  started_at: Timestamp;
+}
+
 export interface DonationLedgerTable {
   id: Generated<string>;
   donation_id: string;
@@ -211,6 +245,8 @@ export interface Database {
   campaigns: CampaignsTable;
   donations: DonationsTable;
   donor_details: DonorDetailsTable;
+  pledges: PledgesTable;
+  pledge_periods: PledgePeriodsTable;
   donation_ledger: DonationLedgerTable;
   campaign_total_shards: CampaignTotalShardsTable;
   campaign_totals: CampaignTotalsView;

@@ -70,25 +70,7 @@ export class DonationService {
     request: DonationRequest,
     correlationId: string,
   ): Promise<DonationAccepted> {
-    if (this.deps.closingProviders.includes(this.deps.provider)) {
-      throw new AppError('provider-closing', {
-        detail: 'Donations are paused while the payment provider is being retired.',
-      });
-    }
-    if (!isSupportedCurrency(request.currency)) {
-      throw new AppError('unsupported-currency', {
-        detail: `${request.currency} is not accepted.`,
-      });
-    }
-    const campaign = await this.deps.campaigns.findById(request.campaignId);
-    if (!campaign) throw new AppError('campaign-not-found');
-    if (!acceptsDonations(campaign, new Date())) throw new AppError('campaign-closed');
-    if (campaign.currency !== request.currency) {
-      throw new AppError('currency-mismatch', {
-        detail: `Campaign ${campaign.id} takes ${campaign.currency}.`,
-      });
-    }
-
+    await this.assertAcceptable(request);
     const donationId = deriveUuid(scope);
     const { donor, message, ...rest } = request;
     // The donor's data goes to Postgres, not into the workflow's input: no history holds it.
@@ -134,6 +116,28 @@ export class DonationService {
       retryAfter: 2,
       cause,
     });
+  }
+
+  /** A provider and a campaign that take this donation now; else the problem a client gets. */
+  async assertAcceptable(request: Pick<DonationRequest, 'campaignId' | 'currency'>): Promise<void> {
+    if (this.deps.closingProviders.includes(this.deps.provider)) {
+      throw new AppError('provider-closing', {
+        detail: 'Donations are paused while the payment provider is being retired.',
+      });
+    }
+    if (!isSupportedCurrency(request.currency)) {
+      throw new AppError('unsupported-currency', {
+        detail: `${request.currency} is not accepted.`,
+      });
+    }
+    const campaign = await this.deps.campaigns.findById(request.campaignId);
+    if (!campaign) throw new AppError('campaign-not-found');
+    if (!acceptsDonations(campaign, new Date())) throw new AppError('campaign-closed');
+    if (campaign.currency !== request.currency) {
+      throw new AppError('currency-mismatch', {
+        detail: `Campaign ${campaign.id} takes ${campaign.currency}.`,
+      });
+    }
   }
 
   /**

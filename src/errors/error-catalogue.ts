@@ -14,6 +14,7 @@ export const errorCatalogue = {
   'campaign-not-found': { status: 404, title: 'No such campaign' },
   'donation-not-found': { status: 404, title: 'No such donation' },
   'receipt-not-found': { status: 404, title: 'No such receipt, or the link is not valid' },
+  'pledge-not-found': { status: 404, title: 'No such pledge, or the link is not valid' },
   'provider-unknown': { status: 404, title: 'No such payment provider' },
   'idempotency-key-in-use': {
     status: 409,
@@ -33,6 +34,7 @@ export const errorCatalogue = {
   },
   'currency-mismatch': { status: 422, title: "The currency differs from the campaign's" },
   'provider-closing': { status: 422, title: 'The payment provider takes no new donations' },
+  'pledge-cancelled': { status: 422, title: 'The pledge is cancelled' },
   'unsupported-currency': { status: 422, title: 'The currency is not supported' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },

@@ -3,6 +3,7 @@ import { AppError } from '../errors/error-catalogue';
 import { auditCommand } from './commands/audit';
 import { deadLettersCommand } from './commands/dead-letters';
 import { eraseCommand } from './commands/erase';
+import { pledgesCommand } from './commands/pledges';
 import { mailCommand } from './commands/mail';
 import { reconcileCommand } from './commands/reconcile';
 import { redeliverCommand } from './commands/redeliver';
@@ -23,6 +24,7 @@ export const commands: readonly OpsCommand[] = [
   auditCommand,
   mailCommand,
   eraseCommand,
+  pledgesCommand,
 ];
 
 export function globalHelp(): string {

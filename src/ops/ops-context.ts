@@ -6,6 +6,7 @@ import type { Db } from '../db/database';
 import type { DonationRepository } from '../donations/donation-repository';
 import type { DonationService } from '../donations/donation-service';
 import type { DonorErasure } from '../privacy/donor-erasure';
+import type { PledgeRepository } from '../pledges/pledge-repository';
 import type { Reconciler } from '../reconciliation/reconciler';
 import type { ReceiptRepository } from '../receipts/receipt-repository';
 import type { ReceiptWorkflows } from '../receipts/receipt-workflows';
@@ -31,6 +32,7 @@ export interface OpsContext {
   donations: DonationRepository;
   donationService: DonationService;
   erasure: DonorErasure;
+  pledgeRepository: PledgeRepository;
   delivery: WebhookDelivery;
   reconciler: Reconciler;
   receipts: ReceiptRepository;

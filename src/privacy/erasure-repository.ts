@@ -5,18 +5,22 @@ import { ANONYMOUS_NAME, ERASED_NAME } from '../donations/public-name';
 /** Whose data to erase: a donor by e-mail, or the donor of one donation. */
 export type ErasureTarget = { email: string } | { donationId: string };
 
-/** What an erasure changed: the donor's donations, their campaigns, and bodies it purged. */
+/**
+ * What an erasure changed: the donor's donations, their campaigns, the bodies it purged, and
+ * the donor's pledges, cancelled (no period can be charged or receipted without an address).
+ */
 export interface ErasureResult {
   donationIds: string[];
   campaignIds: string[];
   bodiesPurged: number;
+  pledgeIds: string[];
 }
 
 /**
  * All SQL of a donor's erasure, in one transaction: the donor's fields in `donations` become a
  * pseudonym (name "Erased donor", no e-mail, no message, "Anonymous" on the wall), the edge's
- * copy in `donor_details` is deleted, and the raw bodies of the donor's webhooks are purged, as
- * retention purges them. Amounts, dates, campaigns, ledger entries and receipt numbers stay:
+ * copy in `donor_details` is deleted, the donor's pledges get the pseudonym and are cancelled,
+ * and the raw bodies of the donor's webhooks are purged, as retention purges them. Amounts, dates, campaigns, ledger entries and receipt numbers stay:
  * the law makes a charity keep them, and the totals must not move.
  */
 export class ErasureRepository {
@@ -28,9 +32,12 @@ export class ErasureRepository {
       const email = 'email' in target ? target.email : await this.emailOf(trx, target.donationId);
       const donationId = 'donationId' in target ? target.donationId : undefined;
       // The donor's rows: by address (an erased row has none left), and the one named.
+      const byAddress = (column: string) =>
+        email ? sql<boolean>`lower(${sql.ref(column)}) = lower(${email})` : sql<boolean>`false`;
       const theDonors = (emailColumn: string, idColumn: string) =>
-        sql<boolean>`(${email ? sql`lower(${sql.ref(emailColumn)}) = lower(${email})` : sql`false`}
-          OR ${donationId === undefined ? sql`false` : sql`${sql.ref(idColumn)} = ${donationId}`})`;
+        donationId === undefined
+          ? byAddress(emailColumn)
+          : sql<boolean>`(${byAddress(emailColumn)} OR ${sql.ref(idColumn)} = ${donationId})`;
       const erased = await trx
         .updateTable('donations')
         .set({
@@ -47,6 +54,20 @@ export class ErasureRepository {
         .deleteFrom('donor_details')
         .where(theDonors('donor_email', 'donation_id'))
         .returning('donation_id')
+        .execute();
+      const pledges = await trx
+        .updateTable('pledges')
+        .set({
+          donor_name: ERASED_NAME,
+          donor_email: '',
+          message: null,
+          status: 'CANCELLED',
+          erased_at: sql`coalesce(erased_at, now())`,
+          updated_at: sql`now()`,
+        })
+        .where(byAddress('donor_email'))
+        .where('erased_at', 'is', null)
+        .returning('id')
         .execute();
       const donationIds = [
         ...new Set([...erased.map((row) => row.id), ...pending.map((row) => row.donation_id)]),
@@ -65,11 +86,14 @@ export class ErasureRepository {
         donationIds,
         campaignIds: [...new Set(erased.map((row) => row.campaign_id))],
         bodiesPurged: purged.length,
+        pledgeIds: pledges.map((row) => row.id),
       };
     });
     // The planner's statistics sample values (an address given twice is a "most common
     // value" in pg_statistic); sampling again drops the erased ones.
-    if (result.donationIds.length > 0) await sql`ANALYZE donations, donor_details`.execute(this.db);
+    if (result.donationIds.length + result.pledgeIds.length > 0) {
+      await sql`ANALYZE donations, donor_details, pledges`.execute(this.db);
+    }
     return result;
   }
 

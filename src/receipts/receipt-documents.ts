@@ -1,7 +1,7 @@
 import { isSupportedCurrency } from '../money/currency';
 import type { ReceiptDocument } from './receipt-document';
 import type { ReceiptRecord } from './receipt-repository';
-import { receiptToken } from './receipt-token';
+import { linkToken } from '../security/link-token';
 
 /** The organization a deployment issues documents for, and where their links point. */
 export interface ReceiptSettings {
@@ -24,7 +24,7 @@ export class ReceiptDocuments {
   pdfUrl(number: string): string {
     const secret = this.settings.tokenSecrets[0];
     if (secret === undefined) throw new Error('No receipt token secret is configured');
-    const token = receiptToken(secret, number);
+    const token = linkToken(secret, `receipt:${number}`);
     return `${this.settings.publicUrl}/v1/receipts/${number}.pdf?token=${token}`;
   }
 

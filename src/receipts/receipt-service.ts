@@ -3,7 +3,7 @@ import type { ReceiptDocuments } from './receipt-documents';
 import { renderReceiptPdf } from './receipt-pdf';
 import type { ReceiptRecord, ReceiptRepository } from './receipt-repository';
 import type { DonationReceipts, ReceiptDocumentView } from './receipt-schemas';
-import { isReceiptToken } from './receipt-token';
+import { isLinkToken } from '../security/link-token';
 
 /** The receipts' reads: a PDF by its link, a donation's documents for its client. */
 export class ReceiptService {
@@ -15,7 +15,7 @@ export class ReceiptService {
 
   /** The PDF, rendered from the rows; undefined for an unknown number or a wrong token alike. */
   async pdf(number: string, token: string): Promise<Buffer | undefined> {
-    if (!isReceiptToken(this.tokenSecrets, number, token)) return undefined;
+    if (!isLinkToken(this.tokenSecrets, `receipt:${number}`, token)) return undefined;
     const record = await this.receipts.find(number);
     return record && renderReceiptPdf(this.documents.document(record));
   }

@@ -12,6 +12,7 @@ import { campaignRoutes } from '../campaigns/campaign-routes';
 import { CampaignService } from '../campaigns/campaign-service';
 import { donorWallRoutes } from '../campaigns/donor-wall-routes';
 import { erasureRoutes } from '../privacy/erasure-routes';
+import { pledgeRoutes } from '../pledges/pledge-routes';
 import { DonorWallService } from '../campaigns/donor-wall-service';
 import { donationRoutes } from '../donations/donation-routes';
 import { receiptRoutes } from '../receipts/receipt-routes';
@@ -35,6 +36,7 @@ import errorHandlerPlugin from '../http/error-handler';
 import openapiPlugin from '../http/openapi-plugin';
 import requestIdPlugin from '../http/request-id';
 import { serverOptions } from './server-options';
+import { registerPledgeMetrics } from '../observability/pledge-metrics';
 
 /** Everything the API needs from outside; the entry points and the tests build these. */
 export interface AppDependencies extends Resources {
@@ -108,6 +110,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     store: deps.idempotencyStore,
   });
   registerReconciliationMetrics(deps.metrics.registry, () => services.reconciliation.stats());
+  registerPledgeMetrics(deps.metrics.registry, () => services.pledgeRepository.counts());
   await app.register(metricsRoute, {
     scrape: registryScrape(deps.metrics.registry),
     token: deps.config.http.metricsToken,
@@ -123,6 +126,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(donationRoutes, { service: services.donationService });
   await app.register(receiptRoutes, { receipts: services.receiptService });
   await app.register(erasureRoutes, { erasure: services.erasure });
+  await app.register(pledgeRoutes, { pledges: services.pledges });
   await app.register(campaignRoutes, { progress, campaigns: new CampaignService(campaigns) });
   await app.register(donorWallRoutes, {
     wall: new DonorWallService({

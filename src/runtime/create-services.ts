@@ -13,6 +13,9 @@ import { DonationService } from '../donations/donation-service';
 import { DonorDetailsRepository } from '../donations/donor-details-repository';
 import { FollowUpWorkflows } from '../donations/follow-up-workflows';
 import { LedgerRepository } from '../ledger/ledger-repository';
+import { PledgeRepository } from '../pledges/pledge-repository';
+import { PledgeSchedules } from '../pledges/pledge-schedules';
+import { PledgeService } from '../pledges/pledge-service';
 import { DonorErasure } from '../privacy/donor-erasure';
 import { ErasureRepository } from '../privacy/erasure-repository';
 import type { Metrics } from '../observability/metrics';
@@ -62,6 +65,9 @@ export interface Services {
   donationService: DonationService;
   /** A donor's erasure: the operators' route and `npm run ops -- erase`. */
   erasure: DonorErasure;
+  /** Monthly giving: the API's routes, the period activity, `npm run ops -- pledges`. */
+  pledges: PledgeService;
+  pledgeRepository: PledgeRepository;
   delivery: WebhookDelivery;
   intake: WebhookIntake;
   reconciler: Reconciler;
@@ -107,6 +113,25 @@ export function createServices(config: Config, resources: Resources): Services {
     followUps,
     metrics: metrics?.webhooks,
   });
+  const donationService = new DonationService({
+    temporal,
+    campaigns,
+    donations,
+    donorDetails: new DonorDetailsRepository(db),
+    providers,
+    followUps,
+    taskQueue,
+    provider,
+    closingProviders: config.payments.closing,
+    verifyWithProvider: verifiesWithProvider(providers, provider),
+    paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+    settleHorizonSeconds: config.settleHorizonSeconds,
+    temporalTimeoutMs: config.temporal.requestTimeoutMs,
+    earlyReturn: config.earlyReturn,
+    metrics: metrics?.donations,
+  });
+  const pledgeRepository = new PledgeRepository(db);
+  const pledgeSchedules = new PledgeSchedules(temporal, taskQueue, config.pledges.calendar);
   return {
     receipts,
     receiptDocuments,
@@ -127,24 +152,18 @@ export function createServices(config: Config, resources: Resources): Services {
     wallCache,
     wall: new DonorWallRepository(db),
     followUps,
-    donationService: new DonationService({
-      temporal,
-      campaigns,
-      donations,
-      donorDetails: new DonorDetailsRepository(db),
-      providers,
-      followUps,
-      taskQueue,
+    donationService,
+    pledgeRepository,
+    pledges: new PledgeService({
+      pledges: pledgeRepository,
+      schedules: pledgeSchedules,
+      donations: donationService,
+      calendar: config.pledges.calendar,
+      timeZone: config.pledges.timeZone,
       provider,
-      closingProviders: config.payments.closing,
-      verifyWithProvider: verifiesWithProvider(providers, provider),
-      paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-      settleHorizonSeconds: config.settleHorizonSeconds,
-      temporalTimeoutMs: config.temporal.requestTimeoutMs,
-      earlyReturn: config.earlyReturn,
-      metrics: metrics?.donations,
+      tokenSecrets,
     }),
-    erasure: new DonorErasure(new ErasureRepository(db), wallCache),
+    erasure: new DonorErasure(new ErasureRepository(db), wallCache, pledgeSchedules),
     delivery,
     intake: new WebhookIntake({
       providers,

@@ -2,6 +2,7 @@ import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporal
 import type { Logger, WorkerOptions } from '@temporalio/worker';
 import {
   createDonationActivities,
+  createPledgeActivities,
   createReceiptActivities,
   createReconciliationActivities,
   createReversalActivities,
@@ -125,6 +126,7 @@ async function createWorkerOn(
       ...createReversalActivities(deps),
       ...createReconciliationActivities(reconciliation),
       ...receiptActivities,
+      ...createPledgeActivities({ pledges: services.pledges }),
     },
     interceptors: {
       activity: [

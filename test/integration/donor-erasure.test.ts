@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { WorkflowType } from '../../workflows/contracts';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { WorkflowType, pledgeScheduleId } from '../../workflows/contracts';
 import type { ReceiptsWorkflow } from '../../workflows/contracts';
 import { clientAScope, postDonation, totalsOf, waitForStatus } from '../support/donations';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
@@ -82,7 +83,31 @@ describe('donor erasure', () => {
     const named = await donate(donor, 40_000, false);
     const hidden = await donate(donor, 15_000, true);
     const kept = await donate(other, 25_000, false);
-    for (const id of [named, hidden, kept]) await waitForStatus(stack, id, 'CONFIRMED');
+    // A monthly pledge of theirs: its row holds the donor too, and its schedule must stop.
+    const pledge = await fetch(`${stack.apiUrl}/v1/pledges`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${CLIENT_SECRET}`,
+        'content-type': 'application/json',
+        'idempotency-key': `erase-pledge-${tag}`,
+      },
+      body: JSON.stringify({
+        campaignId,
+        amount: 20_000,
+        currency: 'IDR',
+        donor: { ...donor, anonymous: false },
+        paymentMethod: 'qris',
+        interval: 'monthly',
+      }),
+    });
+    expect(pledge.status).toBe(202);
+    const pledged = (await pledge.json()) as {
+      pledge: { id: string };
+      firstDonation: { id: string };
+    };
+    for (const id of [named, hidden, kept, pledged.firstDonation.id]) {
+      await waitForStatus(stack, id, 'CONFIRMED');
+    }
     await stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
       workflowId: `receipts-erasure-${tag}`,
       taskQueue: stack.config.temporal.taskQueue,
@@ -106,7 +131,7 @@ describe('donor erasure', () => {
 
     const response = await erase({ email: donor.email.toUpperCase() });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ erasedDonations: 2 });
+    expect(await response.json()).toMatchObject({ erasedDonations: 3 });
 
     expect(await postgresRowsHolding(stack.db, needles)).toEqual([]);
     expect(await postgresFilesHolding(stack.db, needles)).toEqual([]);
@@ -136,6 +161,16 @@ describe('donor erasure', () => {
     expect(wallAfter).toContain(other.name);
     expect(needles.some((needle) => wallAfter.includes(needle))).toBe(false);
     expect(await totalsOf(stack, campaignId)).toEqual(totals);
+    // The pledge is cancelled and its schedule gone: no period is charged without a donor.
+    const pledgeRow = await stack.db
+      .selectFrom('pledges')
+      .select('status')
+      .where('id', '=', pledged.pledge.id)
+      .executeTakeFirstOrThrow();
+    expect(pledgeRow.status).toBe('CANCELLED');
+    await expect(
+      stack.temporal.schedule.getHandle(pledgeScheduleId(pledged.pledge.id)).describe(),
+    ).rejects.toBeInstanceOf(ScheduleNotFoundError);
     // The other donor is untouched; the audit log says who erased, never whom by address.
     expect(await postgresRowsHolding(stack.db, [other.name, other.email])).toContain('donations');
     const audit = await stack.db

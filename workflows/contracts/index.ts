@@ -8,6 +8,7 @@ export * from './donation-workflow';
 export * from './failure-types';
 export * from './headers';
 export * from './ledger';
+export * from './pledges';
 export * from './provider-events';
 export * from './reconciliation';
 export * from './receipts';

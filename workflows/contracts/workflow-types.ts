@@ -1,6 +1,7 @@
 import type { ReconciliationReport } from './reconciliation';
 import type { ReceiptMailResult, ReceiptsReport } from './receipts';
 import type { DonationInput, DonationOutcome } from './donation-workflow';
+import type { PledgePeriodInput, PledgePeriodOutcome } from './pledges';
 import type {
   LatePaymentInput,
   LatePaymentResult,
@@ -25,6 +26,7 @@ export const WorkflowType = {
   paymentSync: 'paymentSyncWorkflow',
   receipts: 'receiptsWorkflow',
   receiptMail: 'receiptMailWorkflow',
+  pledgePeriod: 'pledgePeriodWorkflow',
 } as const;
 
 export type DonationWorkflow = (input: DonationInput) => Promise<DonationOutcome>;
@@ -35,3 +37,4 @@ export type ReconciliationWorkflow = () => Promise<ReconciliationReport>;
 export type PaymentSyncWorkflow = (ref: PaymentRef) => Promise<PaymentSyncResult>;
 export type ReceiptsWorkflow = () => Promise<ReceiptsReport>;
 export type ReceiptMailWorkflow = (number: string) => Promise<ReceiptMailResult>;
+export type PledgePeriodWorkflow = (input: PledgePeriodInput) => Promise<PledgePeriodOutcome>;
