@@ -90,8 +90,12 @@ export class PledgeService {
       donor: request.donor,
       message: request.message ?? null,
     });
-    await this.temporal(() => this.deps.schedules.ensure(pledge));
-    const { accepted } = await this.startPeriod(pledge, now, correlationId);
+    // A request again (after its answer's retention) finds the pledge as it is now: a
+    // cancelled one gets no schedule back, and its first period is the creation's, charged once.
+    if (pledge.status !== 'CANCELLED') {
+      await this.temporal(() => this.deps.schedules.ensure(pledge));
+    }
+    const { accepted } = await this.startPeriod(pledge, pledge.createdAt, correlationId);
     return { pledge: await this.view(pledge), firstDonation: accepted };
   }
 

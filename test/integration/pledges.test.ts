@@ -13,6 +13,7 @@ import {
 } from '../support/stack';
 import type { Stack } from '../support/stack';
 import { ops } from '../support/ops';
+import { createServices } from '../../src/runtime/create-services';
 
 interface PledgeAnswer {
   pledge: {
@@ -168,7 +169,8 @@ describe('pledges', () => {
   });
 
   it('pauses, resumes, changes the amount and cancels, each honoured from the next action', async () => {
-    const { pledge } = await create(undefined, 50_000);
+    const key = `pledge-${randomUUID()}`;
+    const { pledge, firstDonation } = await create(key, 50_000);
     const paused = await call('POST', `/v1/pledges/${pledge.id}/pause`, CLIENT_SECRET);
     expect(paused.status).toBe(200);
     expect((await runAction(pledge.id)).outcome).toBe('paused');
@@ -197,6 +199,24 @@ describe('pledges', () => {
     // Cancelled stays cancelled.
     const again = await call('POST', `/v1/pledges/${pledge.id}/resume`, CLIENT_SECRET);
     expect(again.status).toBe(422);
+    // The same request once its answer is no longer kept (straight to the service): the same
+    // pledge and first donation, still cancelled, and no schedule comes back.
+    const services = createServices(stack.config, {
+      db: stack.db,
+      redis: stack.redis,
+      temporal: stack.temporal,
+      providers: stack.providers,
+    });
+    const retried = await services.pledges.create(
+      { clientId: 'client-a', method: 'POST', route: '/v1/pledges', key },
+      { ...pledgeBody(50_000), interval: 'monthly' },
+      'retry-after-retention',
+    );
+    expect(retried.pledge).toMatchObject({ id: pledge.id, status: 'CANCELLED' });
+    expect(retried.firstDonation.id).toBe(firstDonation.id);
+    await expect(
+      stack.temporal.schedule.getHandle(pledgeScheduleId(pledge.id)).describe(),
+    ).rejects.toBeInstanceOf(ScheduleNotFoundError);
     // Operators see it in the ops CLI and the metrics.
     const listed = await ops(stack, 'pledges', '--status', 'CANCELLED', '--json');
     expect(listed.code).toBe(0);
