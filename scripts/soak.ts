@@ -3,7 +3,7 @@ import { FAULTS, FAULT_KINDS, runChaos } from './soak/soak-chaos';
 import type { FaultKind } from './soak/soak-chaos';
 import { LmdbDisk } from './soak/lmdb-disk';
 import { SoakRecord, runDonor, runRefunder } from './soak/soak-donors';
-import { checkInvariants, everythingEnded } from './soak/soak-invariants';
+import { balancerInvariant, checkInvariants, everythingEnded } from './soak/soak-invariants';
 import type { InvariantResult } from './soak/soak-invariants';
 import { printReport } from './soak/soak-report';
 import { sleep, waitFor } from './stack/commands';
@@ -119,6 +119,7 @@ async function main(): Promise<void> {
         { name: 'the stack answers the final checks', ok: false, detail: String(error) },
       ]);
     });
+    results.unshift(balancerInvariant(record));
     const unrecovered = [...faults.unrecovered.values()].reduce((sum, n) => sum + n, 0);
     results.push({
       name: 'every broken part came back',

@@ -10,20 +10,21 @@ const deployConfig = path.join(PROJECT_ROOT, 'deploy', 'nginx.conf');
 export const NGINX_BINARY = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
 /**
- * deploy/nginx.conf as shipped, except for what only a local run changes: its upstream servers
- * are `upstreams` (host:port, each with the shipped server parameters) and it listens on
- * `listen`.
+ * deploy/nginx.conf as shipped, except for what only a local run changes: each upstream block's
+ * servers are `upstreams` (host:port, each with that block's shipped server parameters) and it
+ * listens on `listen`.
  */
 export function balancerSite(upstreams: readonly string[], listen: string): string {
   const shipped = readFileSync(deployConfig, 'utf8');
-  const servers = shipped.match(/^\s*server api-\d+:\d+ (.*);$/m);
-  if (!servers) throw new Error('deploy/nginx.conf names no api-N upstream servers');
+  if (!/^\s*server api-\d+:\d+ /m.test(shipped)) {
+    throw new Error('deploy/nginx.conf names no api-N upstream servers');
+  }
+  // Each block's run of server lines becomes `upstreams`, with that block's parameters.
   return shipped
-    .replace(/^\s*server api-\d+:\d+ .*;\n/gm, '')
-    .replace(
-      /(upstream galang_api \{\n)/,
-      `$1${upstreams.map((u) => `    server ${u} ${servers[1] ?? ''};\n`).join('')}`,
-    )
+    .replace(/(?:^[ \t]*server api-\d+:\d+ .*;\n)+/gm, (servers) => {
+      const params = /server api-\d+:\d+ (.*);/.exec(servers)?.[1] ?? '';
+      return upstreams.map((upstream) => `    server ${upstream} ${params};\n`).join('');
+    })
     .replace(/listen 80;/, `listen ${listen};`);
 }
 

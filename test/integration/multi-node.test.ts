@@ -212,6 +212,17 @@ describe('nginx in front of nodes that answer 503', () => {
       seen.length = 0;
       expect((await post('/v1/webhooks/simulator', {})).status).toBe(503);
       expect(seen).toHaveLength(1);
+      // Every node answering 503 (Temporal away, say) marks none down: each donor still gets
+      // the 503 and its Retry-After, never nginx's 502 "no live upstreams", and the webhooks
+      // that follow still reach a node.
+      const answers = [];
+      for (let i = 0; i < 12; i++) {
+        answers.push((await post('/v1/donations', { 'idempotency-key': `again-${i}` })).status);
+      }
+      expect(answers).toEqual(answers.map(() => 503));
+      seen.length = 0;
+      expect((await post('/v1/webhooks/simulator', {})).status).toBe(503);
+      expect(seen).toHaveLength(1);
     } finally {
       await nginx.stop();
       for (const server of servers) server.close();
