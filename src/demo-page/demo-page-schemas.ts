@@ -8,6 +8,7 @@ export const PAGE_ASSETS = [
   'api.js',
   'progress.js',
   'wall.js',
+  'pledge.js',
   'page.css',
   'favicon.svg',
 ] as const;

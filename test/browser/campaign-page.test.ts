@@ -8,7 +8,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { CampaignRepository } from '../../src/campaigns/campaign-repository';
 import { startMailSink } from '../../src/mail/mail-sink';
 import type { MailSink } from '../../src/mail/mail-sink';
-import { WorkflowType } from '../../workflows/contracts';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { WorkflowType, pledgeScheduleId } from '../../workflows/contracts';
 import type { ReceiptsWorkflow } from '../../workflows/contracts';
 import { freePort } from '../support/free-port';
 import { createOwnDatabase } from '../support/own-database';
@@ -223,6 +224,56 @@ describe('the campaign page, in Chromium', () => {
         await page.screenshot({ path: path.resolve(screenshot), fullPage: true });
         process.stderr.write(`campaign page screenshot: ${path.resolve(screenshot)}\n`);
       }
+    });
+  }, 120_000);
+
+  it('gives monthly: charges the first month at once, and the donor cancels by their link', async () => {
+    await withScreenshotOnFailure(async () => {
+      const campaignId = `page-${randomUUID().slice(0, 8)}`;
+      await new CampaignRepository(stack.db).create({
+        id: campaignId,
+        title: 'School books for Desa Sukamaju',
+        goalAmount: 400_000,
+        currency: 'IDR',
+      });
+      await page.goto(`${stack.apiUrl}/campaigns/${campaignId}`);
+      await page.getByRole('heading', { name: 'School books for Desa Sukamaju' }).waitFor();
+      await page.locator('label', { has: page.locator('input[value="50000"]') }).click();
+      await page.getByLabel('Name').fill('Budi');
+      await page.getByLabel('Email').fill('budi@example.com');
+      await page.getByLabel('Give this every month').check();
+      await page.locator('#submit').click();
+
+      await page.locator('#p-status[data-status="ACTIVE"]').waitFor({ timeout: 20_000 });
+      await page.locator('#d-status[data-status="AWAITING_PAYMENT"]').waitFor({ timeout: 20_000 });
+      const pledge = await stack.db
+        .selectFrom('pledges')
+        .selectAll()
+        .where('campaign_id', '=', campaignId)
+        .executeTakeFirstOrThrow();
+      expect(pledge).toMatchObject({ amount: 50_000, frequency: 'monthly', status: 'ACTIVE' });
+      const periods = await stack.db
+        .selectFrom('pledge_periods')
+        .select('donation_id')
+        .where('pledge_id', '=', pledge.id)
+        .execute();
+      expect(periods).toHaveLength(1);
+
+      await page.getByRole('button', { name: 'Cancel the monthly gift' }).click();
+      await page.locator('#p-status[data-status="CANCELLED"]').waitFor({ timeout: 15_000 });
+      expect(await page.getByRole('button', { name: 'Cancel the monthly gift' }).isVisible()).toBe(
+        false,
+      );
+      const after = await stack.db
+        .selectFrom('pledges')
+        .select('status')
+        .where('id', '=', pledge.id)
+        .executeTakeFirstOrThrow();
+      expect(after.status).toBe('CANCELLED');
+      await expect(
+        stack.temporal.schedule.getHandle(pledgeScheduleId(pledge.id)).describe(),
+      ).rejects.toBeInstanceOf(ScheduleNotFoundError);
+      expect(problems).toEqual([]);
     });
   }, 120_000);
 });

@@ -1,5 +1,5 @@
-// galang's public API as the page calls it: JSON reads, and donations POSTed under one
-// Idempotency-Key that every retry of the same submission reuses.
+// galang's public API as the page calls it: JSON reads, and donations and pledges POSTed under
+// one Idempotency-Key that every retry of the same submission reuses.
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -24,11 +24,20 @@ export async function getJson(url, init) {
  * until this or another send of the submission has its answer. `sent` is `{ key, json, answer }`.
  */
 export async function postDonation(sent, clientKey) {
+  return postKeyed('/v1/donations', sent, clientKey);
+}
+
+/** A monthly gift: the same submission rules; the answer is `{ pledge, firstDonation }`. */
+export async function postPledge(sent, clientKey) {
+  return postKeyed('/v1/pledges', sent, clientKey);
+}
+
+async function postKeyed(path, sent, clientKey) {
   for (let attempt = 1; ; attempt++) {
     if (sent.answer) return sent.answer;
     let response;
     try {
-      response = await fetch('/v1/donations', {
+      response = await fetch(path, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${clientKey}`,

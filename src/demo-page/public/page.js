@@ -4,7 +4,8 @@
 // it is numbered. Plain DOM, no framework, no build step.
 
 import { decimal, toMinor } from './amounts.js';
-import { getJson, postDonation, sleep } from './api.js';
+import { getJson, postDonation, postPledge, sleep } from './api.js';
+import { cancelPledge, hidePledge, showPledge } from './pledge.js';
 import { pollProgress } from './progress.js';
 import { pollWall } from './wall.js';
 
@@ -70,6 +71,8 @@ function readForm() {
     },
     ...(message ? { message } : {}),
     paymentMethod: String(data.get('method')),
+    // A monthly gift charges this period now and every month after, on this day.
+    ...(data.get('monthly') === 'on' ? { interval: 'monthly' } : {}),
   };
 }
 
@@ -85,7 +88,13 @@ async function submit(event) {
   const sent = submission;
   setSending(+1);
   try {
-    showDonation(await postDonation(sent, page.config.clientKey), sent.key);
+    if (body.interval) {
+      const answer = await postPledge(sent, page.config.clientKey);
+      showDonation(answer.firstDonation, sent.key);
+      showPledge(answer.pledge);
+    } else {
+      showDonation(await postDonation(sent, page.config.clientKey), sent.key);
+    }
   } catch (error) {
     showError(error.message);
   } finally {
@@ -105,6 +114,7 @@ function setSending(delta) {
 function showDonation(donation, key) {
   if (shown?.id === donation.id) return; // a second answer for the same donation
   shown = { id: donation.id, key };
+  hidePledge();
   $('donation').hidden = false;
   $('again').hidden = true;
   $('workflow').hidden = true;
@@ -263,6 +273,7 @@ async function main() {
   $('donate').addEventListener('submit', submit);
   $('simulate').addEventListener('click', simulatePayment);
   $('again').addEventListener('click', donateAgain);
+  $('cancel-pledge').addEventListener('click', () => void cancelPledge(showError));
   if (!config.clientKey || !campaign.acceptingDonations) {
     $('donate').inert = true;
     showError(
