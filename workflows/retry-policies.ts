@@ -69,7 +69,8 @@ export const mailActivity: ActivityOptions = {
  * is three), then the period's workflow fails where operators see it in the schedule's list.
  */
 export const pledgeActivity: ActivityOptions = {
-  startToCloseTimeout: '1 minute',
+  // A start and a few reads: a worker that died holding it is noticed within seconds.
+  startToCloseTimeout: '10 seconds',
   retry: {
     initialInterval: '5 seconds',
     backoffCoefficient: 2,

@@ -63,12 +63,14 @@ export class DonationService {
    * within EARLY_RETURN_MS, until the provider has created the payment: the answer carries what
    * the donor must do to pay, or is PENDING with `paymentAction: null` (the GET shows it once
    * it exists). Starting is idempotent: a running workflow with this ID is reused, a completed
-   * one is not started again, so two edges that miss each other still start one.
+   * one is not started again, so two edges that miss each other still start one. Without
+   * `waitForAction` (a pledge's period, which no donor waits on) it only starts.
    */
   async create(
     scope: IdempotencyScope,
     request: DonationRequest,
     correlationId: string,
+    { waitForAction = true }: { waitForAction?: boolean } = {},
   ): Promise<DonationAccepted> {
     await this.assertAcceptable(request);
     const donationId = deriveUuid(scope);
@@ -91,7 +93,9 @@ export class DonationService {
     let outcome: StartOutcome | undefined;
     let cause: unknown;
     try {
-      outcome = await this.starter.start(input);
+      outcome = await (waitForAction
+        ? this.starter.start(input)
+        : this.starter.startWithoutWaiting(input));
     } catch (error) {
       cause = error;
     }

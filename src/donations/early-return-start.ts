@@ -79,6 +79,11 @@ export class EarlyReturnStart {
     return this.startOnly(options, 'budget');
   }
 
+  /** Starts the workflow (or finds it) and waits for nothing: a caller no donor waits on. */
+  async startWithoutWaiting(input: DonationInput): Promise<StartOutcome> {
+    return this.startOnly(this.startOptions(input), 'budget');
+  }
+
   /**
    * Starts the workflow, or finds it running, without waiting for anything. A closed one is
    * not started again unless it failed; that and an unreachable Temporal throw.

@@ -119,7 +119,8 @@ export class PledgeService {
       };
     }
     try {
-      const { accepted } = await this.startPeriod(pledge, at, correlationId);
+      // No donor waits on a scheduled period: start it, and let its payment action come.
+      const { accepted } = await this.startPeriod(pledge, at, correlationId, false);
       return { period, outcome: 'started', donationId: accepted.id };
     } catch (error) {
       if (error instanceof AppError && REFUSALS.has(error.code)) {
@@ -175,6 +176,7 @@ export class PledgeService {
     pledge: Pledge,
     at: Date,
     correlationId: string,
+    waitForAction = true,
   ): Promise<{ period: string; accepted: DonationAccepted }> {
     const period = periodOf(pledge.interval, at, pledge.timeZone, this.deps.calendar);
     // The period's donation is keyed like a client's request: the same period, the same ID.
@@ -202,6 +204,7 @@ export class PledgeService {
         paymentMethod: pledge.paymentMethod,
       },
       correlationId,
+      { waitForAction },
     );
     return { period, accepted };
   }

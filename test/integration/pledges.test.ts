@@ -13,6 +13,7 @@ import {
 } from '../support/stack';
 import type { Stack } from '../support/stack';
 import { ops } from '../support/ops';
+import { spawnWorker } from '../support/worker-process';
 import { createServices } from '../../src/runtime/create-services';
 
 interface PledgeAnswer {
@@ -246,4 +247,75 @@ describe('pledges', () => {
     }
     expect(await stack.db.selectFrom('pledges').select('id').execute()).toHaveLength(before.length);
   });
+});
+
+/**
+ * The worker killed with SIGKILL in the middle of a period's charge, the period's action fired
+ * three times (the schedule's own and two manual triggers), another worker started: the period
+ * is charged once, one payment at the provider and one credit.
+ */
+describe('a pledge period whose worker is killed mid-charge', () => {
+  it('charges the period once: one payment, one credit', async () => {
+    const calendar = { PLEDGE_CALENDAR: 'seconds:20' };
+    const stack = await startStack({ autoPayMs: 100, noWorker: true, env: calendar });
+    let worker = await spawnWorker(stack, { env: calendar });
+    try {
+      const campaignId = await createCampaign(stack.db);
+      const response = await fetch(`${stack.apiUrl}/v1/pledges`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${CLIENT_SECRET}`,
+          'content-type': 'application/json',
+          'idempotency-key': `pledge-kill-${randomUUID()}`,
+        },
+        body: JSON.stringify({
+          campaignId,
+          amount: 30_000,
+          currency: 'IDR',
+          donor: { name: 'Sari', email: 'sari@example.org', anonymous: false },
+          paymentMethod: 'qris',
+          interval: 'monthly',
+        }),
+      });
+      expect(response.status).toBe(202);
+      const { pledge } = (await response.json()) as PledgeAnswer;
+      const schedule = stack.temporal.schedule.getHandle(pledgeScheduleId(pledge.id));
+      // At the schedule's next action (a new period), two triggers more, and the worker dies.
+      const next = (await schedule.describe()).info.nextActionTimes[0];
+      if (!next) throw new Error('the schedule has no next action');
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, next.getTime() - Date.now())));
+      await Promise.all([schedule.trigger('ALLOW_ALL'), schedule.trigger('ALLOW_ALL')]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await worker.kill9();
+      worker = await spawnWorker(stack, { env: calendar });
+
+      const periods = await eventually(async () => {
+        const rows = await stack.db
+          .selectFrom('pledge_periods as p')
+          .innerJoin('donations as d', 'd.id', 'p.donation_id')
+          .select(['p.period', 'p.donation_id', 'd.status'])
+          .where('p.pledge_id', '=', pledge.id)
+          .execute();
+        return rows.length >= 2 && rows.every((row) => row.status === 'CONFIRMED')
+          ? rows
+          : undefined;
+      }, 60_000);
+      // The first period at creation, the new one once, whatever fired or died.
+      expect(new Set(periods.map((row) => row.period)).size).toBe(periods.length);
+      for (const { donation_id: id } of periods) {
+        expect(stack.simulator.chargeCount(`${id}:create`)).toBe(1);
+        const credits = await stack.db
+          .selectFrom('donation_ledger')
+          .select('amount')
+          .where('donation_id', '=', id)
+          .where('entry_type', '=', 'DONATION')
+          .execute();
+        expect(credits).toEqual([{ amount: 30_000 }]);
+      }
+      await schedule.delete();
+    } finally {
+      await worker.kill9();
+      await stack.stop();
+    }
+  }, 180_000);
 });
