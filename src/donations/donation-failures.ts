@@ -2,6 +2,21 @@ import type { ErrorCode } from '../errors/error-catalogue';
 import { FailureType, refusalReason } from '../../workflows/contracts';
 import type { RefusalReason } from '../../workflows/contracts';
 
+/**
+ * Every problem a request for a donation may be refused with (unknown, closed or other-currency
+ * campaign, a provider being retired, a declined payment): final for that request, no retry
+ * changes it. POST /v1/donations and /v1/pledges answer them; a pledge's period is left
+ * uncharged by them.
+ */
+export const DONATION_REFUSALS = [
+  'campaign-not-found',
+  'campaign-closed',
+  'currency-mismatch',
+  'unsupported-currency',
+  'provider-closing',
+  'payment-declined',
+] as const satisfies readonly ErrorCode[];
+
 /** Typed, non-retryable workflow failures → the 4xx the client gets (and the edge caches). */
 export const failureTypeCodes: Partial<Record<string, ErrorCode>> = {
   [FailureType.CampaignClosed]: 'campaign-closed',

@@ -15,6 +15,7 @@ import {
   RefundBody,
 } from './donation-schemas';
 import type { DonationService } from './donation-service';
+import { DONATION_REFUSALS } from './donation-failures';
 
 /** Seconds a client is told to wait before reading a PENDING donation for its action. */
 const PENDING_RETRY_AFTER = 1;
@@ -42,14 +43,7 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
       config: {
         auth: 'client',
         idempotent: true,
-        problems: [
-          'campaign-not-found',
-          'campaign-closed',
-          'currency-mismatch',
-          'unsupported-currency',
-          'provider-closing',
-          'payment-declined',
-        ],
+        problems: [...DONATION_REFUSALS],
       },
       schema: {
         summary: 'Start a donation',

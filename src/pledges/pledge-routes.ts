@@ -13,6 +13,7 @@ import {
 } from './pledge-schemas';
 import type { PledgeAccess, PledgeService } from './pledge-service';
 import { pledgeScheduleId } from '../../workflows/contracts';
+import { DONATION_REFUSALS } from '../donations/donation-failures';
 
 /** The audit row of an operator's read or change of a pledge: the pledge's schedule. */
 function pledgeSubject(request: FastifyRequest): AuditSubject {
@@ -50,14 +51,7 @@ export const pledgeRoutes: FastifyPluginAsyncTypebox<{ pledges: PledgeService }>
       config: {
         auth: 'client',
         idempotent: true,
-        problems: [
-          'campaign-not-found',
-          'campaign-closed',
-          'currency-mismatch',
-          'unsupported-currency',
-          'provider-closing',
-          'payment-declined',
-        ],
+        problems: [...DONATION_REFUSALS],
       },
       schema: {
         summary: 'Start a pledge (monthly or weekly giving)',

@@ -1,3 +1,4 @@
+import { DONATION_REFUSALS } from '../donations/donation-failures';
 import type { DonationAccepted } from '../donations/donation-schemas';
 import type { DonationService } from '../donations/donation-service';
 import { isTimeZone } from '../config/time-zone';
@@ -38,14 +39,7 @@ export interface PledgeServiceDeps {
 export type PledgeAccess = { client: string } | { operator: true } | { token: string };
 
 /** A period's refusals that no retry of the action changes: the period is left uncharged. */
-const REFUSALS = new Set<ErrorCode>([
-  'campaign-not-found',
-  'campaign-closed',
-  'currency-mismatch',
-  'unsupported-currency',
-  'provider-closing',
-  'payment-declined',
-]);
+const REFUSALS = new Set<ErrorCode>(DONATION_REFUSALS);
 
 /**
  * Monthly giving (docs/pledges.md): a pledge is a row and a Temporal Schedule; each period is an
