@@ -27,7 +27,7 @@ export interface EarlyReturnStartDeps {
 /** How a start ended: with the payment action, started without it, or refused by the workflow. */
 export type StartOutcome =
   | { kind: 'action'; result: PaymentActionResult }
-  | { kind: 'started'; reason: 'budget' | 'admission' }
+  | { kind: 'started'; reason: 'budget' | 'admission' | 'not-waited' }
   | { kind: 'refused'; error: WorkflowUpdateFailedError };
 
 /**
@@ -81,7 +81,7 @@ export class EarlyReturnStart {
 
   /** Starts the workflow (or finds it) and waits for nothing: a caller no donor waits on. */
   async startWithoutWaiting(input: DonationInput): Promise<StartOutcome> {
-    return this.startOnly(this.startOptions(input), 'budget');
+    return this.startOnly(this.startOptions(input), 'not-waited');
   }
 
   /**
@@ -90,12 +90,13 @@ export class EarlyReturnStart {
    */
   private async startOnly(
     options: WorkflowStartOptions<DonationWorkflow>,
-    reason: 'budget' | 'admission',
+    reason: 'budget' | 'admission' | 'not-waited',
   ): Promise<StartOutcome> {
     await this.deps.temporal.connection.withDeadline(Date.now() + this.deps.temporalTimeoutMs, () =>
       this.deps.temporal.workflow.start<DonationWorkflow>(WorkflowType.donation, options),
     );
-    this.deps.metrics?.earlyReturns.inc({ outcome: reason });
+    // The early-return metric counts donors' answers; a start no donor waits on is not one.
+    if (reason !== 'not-waited') this.deps.metrics?.earlyReturns.inc({ outcome: reason });
     return { kind: 'started', reason };
   }
 

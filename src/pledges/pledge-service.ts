@@ -180,6 +180,9 @@ export class PledgeService {
       route: '/v1/pledges/:id/periods',
       key: `${pledge.id}:${period}`,
     };
+    // Refused before the period is recorded, so a campaign that closed leaves no period naming
+    // a donation that never was (the start checks again, for its own callers).
+    await this.deps.donations.assertAcceptable(pledge);
     // The amount the period was first started with, whatever changed since.
     const { amount } = await this.deps.pledges.startPeriod(
       pledge.id,

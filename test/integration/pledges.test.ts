@@ -12,6 +12,7 @@ import {
   startStack,
 } from '../support/stack';
 import type { Stack } from '../support/stack';
+import { periodOf } from '../../src/pledges/pledge-calendar';
 import { ops } from '../support/ops';
 import { spawnWorker } from '../support/worker-process';
 import { createServices } from '../../src/runtime/create-services';
@@ -225,6 +226,33 @@ describe('pledges', () => {
     const metrics = await (await call('GET', '/metrics')).text();
     expect(metrics).toMatch(/galang_pledges\{status="cancelled"\} [1-9]/);
     expect(metrics).toMatch(/galang_pledges\{status="active"\} [1-9]/);
+  });
+
+  it('leaves a period uncharged and unrecorded once the campaign closes', async () => {
+    const own = await createCampaign(stack.db);
+    const response = await call(
+      'POST',
+      '/v1/pledges',
+      CLIENT_SECRET,
+      { ...pledgeBody(), campaignId: own },
+      `pledge-${randomUUID()}`,
+    );
+    const { pledge } = (await response.json()) as PledgeAnswer;
+    const closed = await call('POST', `/v1/campaigns/${own}/close`, OPERATOR_SECRET);
+    expect(closed.status).toBe(200);
+    // In the next period: an action then names a period the pledge has not started.
+    const first = pledge.periods[0]?.period;
+    const calendar = { kind: 'compressed', seconds: PERIOD_SECONDS } as const;
+    await eventually(
+      async () =>
+        periodOf('monthly', new Date(), 'Asia/Jakarta', calendar) !== first ? true : undefined,
+      (PERIOD_SECONDS + 5) * 1000,
+    );
+    const refused = await runAction(pledge.id);
+    expect(refused.outcome).toBe('refused');
+    expect(refused.donationId).toBeUndefined();
+    const { periods } = await charged(pledge.id);
+    expect(periods.map((p) => p.period)).toEqual([first]);
   });
 
   it('refuses a pledge a donation would be refused, keeping nothing', async () => {
