@@ -1,5 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { searchAttributeNames } from '../../workflows/contracts';
@@ -104,11 +113,41 @@ export interface DevServer {
   pid: number;
 }
 
-/** Starts `temporal server start-dev` detached and waits until it accepts connections. */
+/** How often a start is tried when the server exits before it listens (a port taken meanwhile). */
+const START_ATTEMPTS = 3;
+
+/**
+ * Starts `temporal server start-dev` detached and waits until it accepts connections. The server
+ * picks its internal ports itself, bound a moment after it chose them, and a busy machine can
+ * take one in between: a server that exits before it listens is started again, twice at most.
+ */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const log = options.log ?? (() => undefined);
   const binary = ensureTemporalBinary(log);
   mkdirSync(options.stateDir, { recursive: true });
+  const address = `127.0.0.1:${options.port}`;
+  for (let attempt = 1; ; attempt++) {
+    const child = spawnDevServer(binary, options);
+    try {
+      await waitForPort('127.0.0.1', options.port, 60_000, () => child.exitCode !== null);
+    } catch (error) {
+      if (child.exitCode === null) throw error;
+      if (attempt >= START_ATTEMPTS) {
+        const tail = readFileSync(devServerLog(options.stateDir, options.port), 'utf8').slice(
+          -1_500,
+        );
+        throw new Error(`The Temporal dev server exited ${attempt} times while starting:\n${tail}`);
+      }
+      log(`The Temporal dev server exited while starting (attempt ${attempt}); starting it again.`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      continue;
+    }
+    await waitForTemporal(address, options.namespace ?? 'default');
+    return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, pid: child.pid ?? 0 };
+  }
+}
+
+function spawnDevServer(binary: string, options: DevServerOptions): ChildProcess {
   const args = [
     'server',
     'start-dev',
@@ -127,19 +166,22 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     ...loadFlags(options.dynamicConfig, options.sqlitePragmas),
     ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
   ];
-  const logFile = openSync(path.join(options.stateDir, `temporal-${options.port}.log`), 'a');
+  const logFile = openSync(devServerLog(options.stateDir, options.port), 'a');
   const child = spawn(binary, args, {
     detached: true,
     stdio: ['ignore', logFile, logFile],
     env: options.goGc === undefined ? process.env : { ...process.env, GOGC: String(options.goGc) },
   });
+  closeSync(logFile);
   child.unref();
   if (child.pid === undefined) throw new Error('Could not start the Temporal dev server');
   writeFileSync(pidFile(options.stateDir, options.port), String(child.pid));
-  const address = `127.0.0.1:${options.port}`;
-  await waitForPort('127.0.0.1', options.port, 60_000, () => child.exitCode !== null);
-  await waitForTemporal(address, options.namespace ?? 'default');
-  return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, pid: child.pid };
+  return child;
+}
+
+/** Where a dev server started with this state dir and port writes its output. */
+export function devServerLog(stateDir: string, port: number): string {
+  return path.join(stateDir, `temporal-${port}.log`);
 }
 
 /** Stops a dev server that {@link startDevServer} started with the same state dir and port. */
@@ -197,7 +239,7 @@ async function waitForPort(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (exited()) throw new Error(`The Temporal dev server exited; see its log in the state dir`);
+    if (exited()) throw new Error('The Temporal dev server exited while starting');
     if (await isPortOpen(host, port)) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
