@@ -166,8 +166,8 @@ export async function measureDonationCosts(options: {
     counting,
   );
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const response = await fetch(`${stack.apiUrl}/v1/donations`, {
+  const post = (i: number) =>
+    fetch(`${stack.apiUrl}/v1/donations`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${SPIKE_CLIENT.secret}`,
@@ -182,7 +182,18 @@ export async function measureDonationCosts(options: {
         paymentMethod: 'qris',
       }),
     });
-    ids.push(((await response.json()) as { id: string }).id);
+  for (let i = 0; i < n; i++) {
+    // As a client would: a node that is still starting answers 503, retried with the same key.
+    let response = await post(i);
+    for (let retry = 0; response.status === 503 && retry < 60; retry++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      response = await post(i);
+    }
+    const answer = (await response.json()) as { id?: string };
+    if (response.status !== 202 || !answer.id) {
+      throw new Error(`The probe's donation got ${response.status}: ${JSON.stringify(answer)}`);
+    }
+    ids.push(answer.id);
     await waitForConfirmations(probeDb, campaignId, i + 1, 30_000);
   }
   await probeDb.destroy();

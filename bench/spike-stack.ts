@@ -29,6 +29,7 @@ export interface SpikeStack {
 export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'galang-spike-'));
   const port = await freePort();
+  const mailPort = await freePort();
   // A staging cluster instead of the dev server, when given (npm start uses what answers there).
   const temporalAddress = process.env.SPIKE_TEMPORAL_ADDRESS ?? `127.0.0.1:${await freePort()}`;
   const run = Date.now().toString(36);
@@ -49,6 +50,9 @@ export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
     REDIS_KEY_PREFIX: redisPrefix,
     API_KEYS: `${SPIKE_CLIENT.id}:${SPIKE_CLIENT.secret}`,
     SIMULATOR_AUTO_PAY_MS: String(autoPayMs),
+    // A mail sink of its own, beside an `npm start` that may hold the default port.
+    MAIL_SINK_PORT: String(mailPort),
+    SMTP_URL: `smtp://127.0.0.1:${mailPort}`,
   };
   delete env.SIMULATOR_URL;
   delete env.SIMULATOR_WEBHOOK_URL;
@@ -57,12 +61,15 @@ export async function startSpikeStack(autoPayMs: number): Promise<SpikeStack> {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const lines: string[] = [];
   await new Promise<void>((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
       if (line.startsWith('galang is up')) resolve();
     });
     child.once('exit', (code) => {
-      reject(new Error(`npm start exited with ${code} before it was up`));
+      const last = lines.slice(-15).join('\n');
+      reject(new Error(`npm start exited with ${code} before it was up:\n${last}`));
     });
   });
   child.stdout.resume();

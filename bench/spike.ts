@@ -26,7 +26,7 @@ import { startCalibrationWorker, startSpikeStack } from './spike-stack';
  * pass through to the stack.
  */
 const env = process.env;
-const LEVELS = (env.SPIKE_LEVELS ?? '50,200').split(',').map(Number);
+const LEVELS = (env.SPIKE_LEVELS ?? '50,200').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(env.SPIKE_SECONDS ?? 20);
 const AUTO_PAY_MS = Number(env.SPIKE_AUTO_PAY_MS ?? 200);
 const PROBE_DONATIONS = Number(env.SPIKE_PROBE_DONATIONS ?? 20);
@@ -116,6 +116,8 @@ async function main(): Promise<void> {
     }
     await yardstickWorker.stop();
     await stopStack();
+    // The rounds first: a probe that fails does not take them with it.
+    report(results);
     say('Probing what one donation costs, on a stack of its own…');
     const costs = await measureDonationCosts({
       db,
@@ -125,7 +127,6 @@ async function main(): Promise<void> {
       newCampaign,
       n: PROBE_DONATIONS,
     });
-    report(results);
     say('## What one donation costs');
     say();
     say('```json');
