@@ -105,7 +105,16 @@ export function createDonationActivities(deps: ActivityDeps) {
         currency: input.currency,
         method: input.paymentMethod,
         description: `Donation to ${input.campaignId}`,
+        savedMethod: input.savedMethod,
       });
+      if (created.status === 'DECLINED') {
+        // A kept method the issuer declined (a pledge's period): the row names the payment.
+        await deps.donations.markDeclined(input.donationId, created.providerReference);
+        throw ApplicationFailure.nonRetryable(
+          'The issuer declined the saved payment method',
+          FailureType.PaymentDeclined,
+        );
+      }
       await deps.donations.markAwaitingPayment(
         input.donationId,
         created.providerReference,

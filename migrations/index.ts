@@ -10,6 +10,7 @@ import * as donorWall from './0008-donor-wall';
 import * as receipts from './0009-receipts';
 import * as donorDetails from './0010-donor-details';
 import * as pledges from './0011-pledges';
+import * as pledgeMethods from './0012-pledge-methods';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009-receipts': receipts,
   '0010-donor-details': donorDetails,
   '0011-pledges': pledges,
+  '0012-pledge-methods': pledgeMethods,
 };

@@ -1,18 +1,43 @@
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { PledgeActivities } from '../activities/pledge-activities';
 import { ScheduledStartTimeAttribute } from './contracts';
-import type { PledgePeriodInput, PledgePeriodOutcome } from './contracts';
-import { pledgeActivity } from './retry-policies';
+import type { PledgeAttempt, PledgePeriodInput, PledgePeriodOutcome } from './contracts';
+import { pledgeActivity, pledgeWaitActivity } from './retry-policies';
 
-const { chargePledgePeriod } = proxyActivities<PledgeActivities>(pledgeActivity);
+const { chargePledgePeriod, noticePledgeDonor, pausePledgeForFailure } =
+  proxyActivities<PledgeActivities>(pledgeActivity);
+const { settlePledgeAttempt } = proxyActivities<PledgeActivities>(pledgeWaitActivity);
 
 /**
- * One action of a pledge's schedule: charges the period of the action's nominal time (a start
- * outside the schedule: of its own start). The period's donation is an ordinary donation
- * workflow of its own, whose ID derives from pledge and period: this run only starts it.
+ * One period of a pledge: charges the period of the action's nominal time (or of `at`), sends
+ * the donor the payment action when the period needs them, waits for the attempt's donation to
+ * end, and after a failure tries again on the dunning's delays; when none is left, pauses the
+ * pledge and tells the donor. Each attempt is an ordinary donation whose ID derives from
+ * pledge, period and attempt: this run only starts and follows them, so a second action, a
+ * retry or a reset charges nothing twice.
  */
 export async function pledgePeriodWorkflow(input: PledgePeriodInput): Promise<PledgePeriodOutcome> {
   const info = workflowInfo();
-  const at = info.typedSearchAttributes.get(ScheduledStartTimeAttribute) ?? info.startTime;
-  return chargePledgePeriod({ pledgeId: input.pledgeId, at: at.toISOString() });
+  const at =
+    input.at ??
+    (info.typedSearchAttributes.get(ScheduledStartTimeAttribute) ?? info.startTime).toISOString();
+  for (let attempt = 0; ; attempt++) {
+    const charged = await chargePledgePeriod({ pledgeId: input.pledgeId, at, attempt });
+    if (charged.outcome !== 'started' || charged.donationId === undefined) return charged;
+    const current: PledgeAttempt = {
+      pledgeId: input.pledgeId,
+      period: charged.period,
+      attempt,
+      donationId: charged.donationId,
+    };
+    // The first attempt of the first period is shown to the donor by the client that asked.
+    if (!(input.first && attempt === 0)) await noticePledgeDonor(current);
+    const ended = await settlePledgeAttempt(current);
+    if (ended.outcome === 'retry') {
+      await sleep(ended.retryInMs);
+      continue;
+    }
+    if (ended.outcome === 'failed') await pausePledgeForFailure(current);
+    return { ...charged, outcome: ended.outcome };
+  }
 }

@@ -79,3 +79,20 @@ export const pledgeActivity: ActivityOptions = {
     nonRetryableErrorTypes,
   },
 };
+
+/**
+ * Waiting for a pledge attempt's donation to end: as long as a donation may take (its payment
+ * deadline plus the horizon of a payment that would not close, a day by default), with a
+ * heartbeat so a worker that died holding the wait is replaced within a minute.
+ */
+export const pledgeWaitActivity: ActivityOptions = {
+  startToCloseTimeout: '3 days',
+  heartbeatTimeout: '1 minute',
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 minutes',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes,
+  },
+};

@@ -9,11 +9,24 @@ export interface PledgeConfig {
   readonly calendar: PledgeCalendarConfig;
   /** A pledge's time zone when its request names none. */
   readonly timeZone: string;
+  /** How long after each failed attempt of a period the next one is made (the dunning). */
+  readonly retryDelaysMs: readonly number[];
 }
 
+const UNIT_MS: Readonly<Record<string, number>> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** The shortest retry delay production takes: a donor's card is not tried every few minutes. */
+const PRODUCTION_MIN_DELAY_MS = UNIT_MS.h ?? 0;
+
 /**
- * PLEDGE_CALENDAR (`real`; `seconds:<n>` with n dividing 60, outside production only) and
- * PLEDGE_TIME_ZONE (Asia/Jakarta).
+ * PLEDGE_CALENDAR (`real`; `seconds:<n>` with n dividing 60, outside production only),
+ * PLEDGE_TIME_ZONE (Asia/Jakarta) and PLEDGE_RETRY_DELAYS (`1d,3d,7d`: up to 9 durations in
+ * s, m, h or d; an hour at least in production; empty for no retries).
  */
 export function readPledges(
   reader: EnvReader,
@@ -36,5 +49,22 @@ export function readPledges(
   if (!isTimeZone(timeZone)) {
     problems.push(`PLEDGE_TIME_ZONE must be an IANA time zone, got "${timeZone}"`);
   }
-  return { calendar, timeZone };
+  return { calendar, timeZone, retryDelaysMs: readRetryDelays(reader, problems, production) };
+}
+
+function readRetryDelays(reader: EnvReader, problems: string[], production: boolean): number[] {
+  const raw = reader.string('PLEDGE_RETRY_DELAYS', '1d,3d,7d').trim();
+  if (raw === '') return [];
+  const delays = raw.split(',').map((part) => {
+    const match = /^(\d{1,4})([smhd])$/.exec(part.trim());
+    return match ? Number(match[1]) * (UNIT_MS[match[2] ?? ''] ?? NaN) : NaN;
+  });
+  if (delays.some((ms) => !Number.isFinite(ms) || ms <= 0) || delays.length > 9) {
+    problems.push(`PLEDGE_RETRY_DELAYS must be up to 9 durations like 1d,3d,7d, got "${raw}"`);
+    return [];
+  }
+  if (production && delays.some((ms) => ms < PRODUCTION_MIN_DELAY_MS)) {
+    problems.push('PLEDGE_RETRY_DELAYS under an hour are for tests and demos only');
+  }
+  return delays;
 }

@@ -90,15 +90,20 @@ export interface PledgesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   erased_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The provider's reference to the method periods are charged with (migration 0012). */
+  saved_method: ColumnType<string | null, string | null | undefined, string | null>;
+  paused_reason: ColumnType<'payment-failed' | null, never, 'payment-failed' | null>;
 }
 
-/** One row per period a pledge charged, naming its donation (migration 0011). */
+/** One row per attempt to charge a period, naming its donation (migrations 0011, 0012). */
 export interface PledgePeriodsTable {
   pledge_id: string;
   period: string;
+  attempt: ColumnType<number, number | undefined, never>;
   donation_id: string;
   amount: number;
   started_at: Timestamp;
+  notified_at: ColumnType<Date | null, never, Date | string | null>;
 }
 
 export interface DonationLedgerTable {

@@ -99,6 +99,24 @@ export class DonationRepository {
       .execute();
   }
 
+  /**
+   * A saved method's charge the issuer declined: the row names the declined payment (its
+   * notifications then bind to it) and ends FAILED in the same statement.
+   */
+  async markDeclined(id: string, providerReference: string): Promise<void> {
+    await this.db
+      .updateTable('donations')
+      .set({
+        status: 'FAILED',
+        provider_reference: providerReference,
+        failure_reason: 'payment-declined',
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'PENDING')
+      .execute();
+  }
+
   /** Ends an open donation without money; a donation already past that point is left alone. */
   async markFailed(
     id: string,

@@ -7,6 +7,7 @@ import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
 import { isSupportedCurrency } from '../money/currency';
 import type { ProviderRegistry } from '../providers/payment-provider';
+import { verifiesWithProvider } from '../providers/provider-verification';
 import type { FollowUpWorkflows } from './follow-up-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
@@ -14,7 +15,7 @@ import type { DonorDetailsRepository } from './donor-details-repository';
 import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-views';
 import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
 import { donationWorkflowId, getStateQuery } from '../../workflows/contracts';
-import type { DonationInput, DonationRequest } from '../../workflows/contracts';
+import type { DonationInput, DonationRequest, SavedMethodUse } from '../../workflows/contracts';
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
 import { failureMessage, failureTypeCodes, refusalCode } from './donation-failures';
@@ -64,15 +65,24 @@ export class DonationService {
    * the donor must do to pay, or is PENDING with `paymentAction: null` (the GET shows it once
    * it exists). Starting is idempotent: a running workflow with this ID is reused, a completed
    * one is not started again, so two edges that miss each other still start one. Without
-   * `waitForAction` (a pledge's period, which no donor waits on) it only starts.
+   * `waitForAction` (a pledge's period, which no donor waits on) it only starts; `savedMethod`
+   * keeps the donor's method or charges a kept one, through `provider`, the pledge's (pledges).
    */
   async create(
     scope: IdempotencyScope,
     request: DonationRequest,
     correlationId: string,
-    { waitForAction = true }: { waitForAction?: boolean } = {},
+    {
+      waitForAction = true,
+      savedMethod,
+      provider = this.deps.provider,
+    }: {
+      waitForAction?: boolean;
+      savedMethod?: SavedMethodUse | undefined;
+      provider?: string | undefined;
+    } = {},
   ): Promise<DonationAccepted> {
-    await this.assertAcceptable(request);
+    await this.assertAcceptable(request, provider);
     const donationId = deriveUuid(scope);
     const { donor, message, ...rest } = request;
     // The donor's data goes to Postgres, not into the workflow's input: no history holds it.
@@ -83,11 +93,15 @@ export class DonationService {
       clientId: scope.clientId,
       idempotencyKey: scope.key,
       workflowId: donationWorkflowId(donationId),
-      provider: this.deps.provider,
+      provider,
       paymentTimeoutSeconds: this.deps.paymentTimeoutSeconds,
-      verifyWithProvider: this.deps.verifyWithProvider,
+      verifyWithProvider:
+        provider === this.deps.provider
+          ? this.deps.verifyWithProvider
+          : verifiesWithProvider(this.deps.providers, provider),
       settleHorizonSeconds: this.deps.settleHorizonSeconds,
       correlationId,
+      ...(savedMethod && { savedMethod }),
     };
 
     let outcome: StartOutcome | undefined;
@@ -122,9 +136,15 @@ export class DonationService {
     });
   }
 
-  /** A provider and a campaign that take this donation now; else the problem a client gets. */
-  async assertAcceptable(request: Pick<DonationRequest, 'campaignId' | 'currency'>): Promise<void> {
-    if (this.deps.closingProviders.includes(this.deps.provider)) {
+  /**
+   * A provider (new donations' own, or a pledge's) and a campaign that take this donation now;
+   * else the problem a client gets.
+   */
+  async assertAcceptable(
+    request: Pick<DonationRequest, 'campaignId' | 'currency'>,
+    provider = this.deps.provider,
+  ): Promise<void> {
+    if (this.deps.closingProviders.includes(provider) || !this.deps.providers.has(provider)) {
       throw new AppError('provider-closing', {
         detail: 'Donations are paused while the payment provider is being retired.',
       });

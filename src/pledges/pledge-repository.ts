@@ -19,17 +19,25 @@ export interface Pledge {
   donor: { name: string; email: string; anonymous: boolean };
   message: string | null;
   status: PledgeStatus;
+  /** The provider's reference to the method periods are charged with, without the donor. */
+  savedMethod: string | null;
+  /** Paused by galang because a period's every attempt failed (the dunning gave up). */
+  pausedReason: 'payment-failed' | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewPledge = Omit<Pledge, 'status' | 'createdAt' | 'updatedAt'> & {
+export type NewPledge = Omit<
+  Pledge,
+  'status' | 'savedMethod' | 'pausedReason' | 'createdAt' | 'updatedAt'
+> & {
   idempotencyKey: string;
 };
 
-/** A period a pledge charged, with its donation's status now. */
+/** An attempt to charge a period (0, then the dunning's retries), with its donation's status. */
 export interface PledgePeriod {
   period: string;
+  attempt: number;
   donationId: string;
   amount: number;
   startedAt: Date;
@@ -88,7 +96,7 @@ export class PledgeRepository {
   async setStatus(id: string, status: PledgeStatus): Promise<Pledge | undefined> {
     const row = await this.db
       .updateTable('pledges')
-      .set({ status, updated_at: sql`now()` })
+      .set({ status, paused_reason: null, updated_at: sql`now()` })
       .where('id', '=', id)
       .where('status', 'in', ALLOWED_FROM[status])
       .returningAll()
@@ -116,46 +124,126 @@ export class PledgeRepository {
   }
 
   /**
-   * Records that `period` charges `donationId`, once: the first action of a period writes the
-   * row, every later one (a second fire, a retry, a reset) finds it and gets the same donation.
+   * Records that an attempt of `period` charges `donationId`, once: the first action of an
+   * attempt writes the row, every later one (a second fire, a retry, a reset) finds it and gets
+   * the same donation. Every attempt charges the amount the period's first one started with.
    */
   async startPeriod(
     pledgeId: string,
     period: string,
+    attempt: number,
     donationId: string,
     amount: number,
   ): Promise<{ donationId: string; amount: number }> {
+    const first = attempt === 0 ? undefined : await this.attempt(pledgeId, period, 0);
     await this.db
       .insertInto('pledge_periods')
-      .values({ pledge_id: pledgeId, period, donation_id: donationId, amount })
-      .onConflict((oc) => oc.columns(['pledge_id', 'period']).doNothing())
+      .values({
+        pledge_id: pledgeId,
+        period,
+        attempt,
+        donation_id: donationId,
+        amount: first?.amount ?? amount,
+      })
+      // Any key: two actions inserting the same attempt at once may meet on the donation's
+      // unique index first, which a conflict target of the primary key would raise.
+      .onConflict((oc) => oc.doNothing())
       .execute();
+    const row = await this.attempt(pledgeId, period, attempt);
+    if (!row) throw new Error(`Period ${period} of pledge ${pledgeId} vanished after insert`);
+    return row;
+  }
+
+  /** One attempt of a period: its donation and amount. */
+  async attempt(
+    pledgeId: string,
+    period: string,
+    attempt: number,
+  ): Promise<{ donationId: string; amount: number } | undefined> {
     const row = await this.db
       .selectFrom('pledge_periods')
       .select(['donation_id', 'amount'])
       .where('pledge_id', '=', pledgeId)
       .where('period', '=', period)
-      .executeTakeFirstOrThrow();
-    return { donationId: row.donation_id, amount: row.amount };
+      .where('attempt', '=', attempt)
+      .executeTakeFirst();
+    return row && { donationId: row.donation_id, amount: row.amount };
   }
 
-  /** The pledge's periods, newest first, with their donations' status. */
+  /** Whether an attempt's payment action was sent to the donor. */
+  async wasNotified(pledgeId: string, period: string, attempt: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('pledge_periods')
+      .select('notified_at')
+      .where('pledge_id', '=', pledgeId)
+      .where('period', '=', period)
+      .where('attempt', '=', attempt)
+      .executeTakeFirst();
+    return row?.notified_at != null;
+  }
+
+  /** Marks an attempt's payment action sent to the donor; true for the one call that did. */
+  async markNotified(pledgeId: string, period: string, attempt: number): Promise<boolean> {
+    const row = await this.db
+      .updateTable('pledge_periods')
+      .set({ notified_at: sql`now()` })
+      .where('pledge_id', '=', pledgeId)
+      .where('period', '=', period)
+      .where('attempt', '=', attempt)
+      .where('notified_at', 'is', null)
+      .returning('donation_id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The pledge's periods' attempts, newest first, with their donations' status. */
   async periods(pledgeId: string, limit = 24): Promise<PledgePeriod[]> {
     const rows = await this.db
       .selectFrom('pledge_periods as p')
       .leftJoin('donations as d', 'd.id', 'p.donation_id')
-      .select(['p.period', 'p.donation_id', 'p.amount', 'p.started_at', 'd.status'])
+      .select(['p.period', 'p.attempt', 'p.donation_id', 'p.amount', 'p.started_at', 'd.status'])
       .where('p.pledge_id', '=', pledgeId)
       .orderBy('p.period', 'desc')
+      .orderBy('p.attempt', 'desc')
       .limit(limit)
       .execute();
     return rows.map((row) => ({
       period: row.period,
+      attempt: row.attempt,
       donationId: row.donation_id,
       amount: row.amount,
       startedAt: row.started_at,
       status: row.status,
     }));
+  }
+
+  /** Keeps (or forgets, with null) the method the pledge's periods are charged with. */
+  async setSavedMethod(id: string, savedMethod: string | null): Promise<void> {
+    await this.db
+      .updateTable('pledges')
+      .set({ saved_method: savedMethod, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Pauses an active pledge whose period failed every attempt, and forgets its kept method: a
+   * resumed pledge asks the donor to pay, and keeps the method they pay with then.
+   */
+  async pauseForFailure(id: string): Promise<Pledge | undefined> {
+    const row = await this.db
+      .updateTable('pledges')
+      .set({
+        status: 'PAUSED',
+        paused_reason: 'payment-failed',
+        saved_method: null,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'ACTIVE')
+      .returningAll()
+      .executeTakeFirst();
+    return row && toPledge(row);
   }
 
   /** Pledges by status for operators, newest first. */
@@ -175,8 +263,8 @@ export class PledgeRepository {
       SELECT status, count(*)::int AS n FROM pledges GROUP BY status
       UNION ALL
       SELECT 'FAILING', count(*)::int FROM pledges p
-        JOIN LATERAL (SELECT donation_id FROM pledge_periods
-                       WHERE pledge_id = p.id ORDER BY period DESC LIMIT 1) last ON true
+        JOIN LATERAL (SELECT donation_id FROM pledge_periods WHERE pledge_id = p.id
+                       ORDER BY period DESC, attempt DESC LIMIT 1) last ON true
         JOIN donations d ON d.id = last.donation_id
        WHERE p.status = 'ACTIVE' AND d.status IN ('FAILED', 'EXPIRED', 'NEEDS_REVIEW')
     `.execute(this.db);
@@ -201,6 +289,8 @@ function toPledge(row: Selectable<PledgesTable>): Pledge {
     donor: { name: row.donor_name, email: row.donor_email, anonymous: row.donor_anonymous },
     message: row.message,
     status: row.status,
+    savedMethod: row.saved_method,
+    pausedReason: row.paused_reason,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

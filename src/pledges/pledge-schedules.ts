@@ -1,9 +1,14 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  WorkflowExecutionAlreadyStartedError,
+} from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import {
   CampaignIdAttribute,
   ProviderAttribute,
   WorkflowType,
+  pledgeFirstPeriodWorkflowId,
   pledgePeriodWorkflowId,
   pledgeScheduleId,
 } from '../../workflows/contracts';
@@ -69,6 +74,27 @@ export class PledgeSchedules {
   /** Stops every future period; a period already started goes on to its end. */
   async cancel(pledgeId: string): Promise<void> {
     await this.ifExists(pledgeId, (handle) => handle.delete());
+  }
+
+  /**
+   * Starts the period workflow of the first period, which the pledge's creation charged: it
+   * waits for that donation, keeps its method, and runs the dunning if it fails. Once.
+   */
+  async followFirstPeriod(pledge: Pledge): Promise<void> {
+    try {
+      await this.client.workflow.start<PledgePeriodWorkflow>(WorkflowType.pledgePeriod, {
+        workflowId: pledgeFirstPeriodWorkflowId(pledge.id),
+        taskQueue: this.taskQueue,
+        args: [{ pledgeId: pledge.id, at: pledge.createdAt.toISOString(), first: true }],
+        typedSearchAttributes: [
+          { key: CampaignIdAttribute, value: pledge.campaignId },
+          { key: ProviderAttribute, value: pledge.provider },
+        ],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
   }
 
   /** Runs an action now: it charges the current period, unless that period was charged. */

@@ -6,11 +6,12 @@ import { AppError } from '../errors/error-catalogue';
 import type { ErrorCode } from '../errors/error-catalogue';
 import { deriveUuid } from '../idempotency/idempotency-key';
 import type { IdempotencyScope } from '../idempotency/idempotency-key';
-import { isLinkToken, linkToken } from '../security/link-token';
 import type { DonationRequest, PledgePeriodOutcome } from '../../workflows/contracts';
 import { periodOf } from './pledge-calendar';
 import type { PledgeCalendar, PledgeInterval } from './pledge-calendar';
 import type { Pledge, PledgeRepository } from './pledge-repository';
+import type { PledgeBilling } from './pledge-billing';
+import type { PledgeLinks } from './pledge-links';
 import type { PledgeSchedules } from './pledge-schedules';
 import { pledgeView } from './pledge-views';
 import type { PledgeView } from './pledge-views';
@@ -31,8 +32,10 @@ export interface PledgeServiceDeps {
   timeZone: string;
   /** The provider new donations use: a pledge's periods are charged through it. */
   provider: string;
-  /** The link secrets (RECEIPT_TOKEN_SECRETS): the first signs, every one verifies. */
-  tokenSecrets: readonly string[];
+  /** The donor's links to their pledges. */
+  links: PledgeLinks;
+  /** Kept methods, the donor's notices and the dunning. */
+  billing: PledgeBilling;
 }
 
 /** Who asks: a client (its own pledges), an operator, or the donor with the pledge's link. */
@@ -90,35 +93,42 @@ export class PledgeService {
       await this.temporal(() => this.deps.schedules.ensure(pledge));
     }
     const { accepted } = await this.startPeriod(pledge, pledge.createdAt, correlationId);
+    // The first period's own workflow follows it: its kept method, its dunning.
+    await this.temporal(() => this.deps.schedules.followFirstPeriod(pledge));
     return { pledge: await this.view(pledge), firstDonation: accepted };
   }
 
   /**
-   * One action of the pledge's schedule: charges the period `at` falls in, unless the pledge
-   * is paused or cancelled now (read from Postgres, whatever the schedule's state).
+   * One attempt of a period (0, then the dunning's retries): charges the period `at` falls in,
+   * unless the pledge is paused or cancelled now (read from Postgres, whatever the schedule's
+   * state), or an earlier attempt was paid after all (read back from the provider).
    */
   async chargePeriod(
     pledgeId: string,
     at: Date,
     correlationId: string,
+    attempt = 0,
   ): Promise<PledgePeriodOutcome> {
     const pledge = await this.deps.pledges.find(pledgeId);
     if (!pledge) throw new AppError('pledge-not-found');
     const period = periodOf(pledge.interval, at, pledge.timeZone, this.deps.calendar);
+    const none = { period, attempt, donationId: undefined };
     if (pledge.status !== 'ACTIVE') {
-      return {
-        period,
-        outcome: pledge.status === 'PAUSED' ? 'paused' : 'cancelled',
-        donationId: undefined,
-      };
+      return { ...none, outcome: pledge.status === 'PAUSED' ? 'paused' : 'cancelled' };
+    }
+    if (attempt > 0 && (await this.deps.billing.earlierAttemptPaid(pledgeId, period, attempt))) {
+      return { ...none, outcome: 'paid' };
     }
     try {
       // No donor waits on a scheduled period: start it, and let its payment action come.
-      const { accepted } = await this.startPeriod(pledge, at, correlationId, false);
-      return { period, outcome: 'started', donationId: accepted.id };
+      const { accepted } = await this.startPeriod(pledge, at, correlationId, {
+        waitForAction: false,
+        attempt,
+      });
+      return { ...none, outcome: 'started', donationId: accepted.id };
     } catch (error) {
       if (error instanceof AppError && REFUSALS.has(error.code)) {
-        return { period, outcome: 'refused', donationId: undefined };
+        return { ...none, outcome: 'refused' };
       }
       throw error;
     }
@@ -159,34 +169,28 @@ export class PledgeService {
     return this.view(pledge);
   }
 
-  /** The donor's link to their pledge: opens it without a key (docs/pledges.md). */
-  manageToken(pledgeId: string): string {
-    const [secret] = this.deps.tokenSecrets;
-    if (secret === undefined) throw new Error('No link secret is configured');
-    return linkToken(secret, `pledge:${pledgeId}`);
-  }
-
   private async startPeriod(
     pledge: Pledge,
     at: Date,
     correlationId: string,
-    waitForAction = true,
+    { waitForAction = true, attempt = 0 }: { waitForAction?: boolean; attempt?: number } = {},
   ): Promise<{ period: string; accepted: DonationAccepted }> {
     const period = periodOf(pledge.interval, at, pledge.timeZone, this.deps.calendar);
-    // The period's donation is keyed like a client's request: the same period, the same ID.
+    // The attempt's donation is keyed like a client's request: the same attempt, the same ID.
     const scope: IdempotencyScope = {
       clientId: pledge.clientId,
       method: 'POST',
       route: '/v1/pledges/:id/periods',
-      key: `${pledge.id}:${period}`,
+      key: attempt === 0 ? `${pledge.id}:${period}` : `${pledge.id}:${period}:${attempt}`,
     };
     // Refused before the period is recorded, so a campaign that closed leaves no period naming
     // a donation that never was (the start checks again, for its own callers).
-    await this.deps.donations.assertAcceptable(pledge);
+    await this.deps.donations.assertAcceptable(pledge, pledge.provider);
     // The amount the period was first started with, whatever changed since.
     const { amount } = await this.deps.pledges.startPeriod(
       pledge.id,
       period,
+      attempt,
       deriveUuid(scope),
       pledge.amount,
     );
@@ -201,7 +205,11 @@ export class PledgeService {
         paymentMethod: pledge.paymentMethod,
       },
       correlationId,
-      { waitForAction },
+      {
+        waitForAction,
+        savedMethod: this.deps.billing.methodUse(pledge),
+        provider: pledge.provider,
+      },
     );
     return { period, accepted };
   }
@@ -222,7 +230,7 @@ export class PledgeService {
       pledge !== undefined &&
       ('operator' in access ||
         ('client' in access && pledge.clientId === access.client) ||
-        ('token' in access && isLinkToken(this.deps.tokenSecrets, `pledge:${id}`, access.token)));
+        ('token' in access && this.deps.links.verifies(id, access.token)));
     if (!pledge || !allowed) throw new AppError('pledge-not-found');
     return pledge;
   }
@@ -231,7 +239,7 @@ export class PledgeService {
     return pledgeView(
       pledge,
       await this.deps.pledges.periods(pledge.id),
-      this.manageToken(pledge.id),
+      this.deps.links.manageLink(pledge.id),
     );
   }
 

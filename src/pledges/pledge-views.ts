@@ -4,7 +4,11 @@ import type { PledgeView } from './pledge-schemas';
 export type { PledgeView } from './pledge-schemas';
 
 /** How the API shows a pledge: its terms, its last periods, and the donor's link. */
-export function pledgeView(pledge: Pledge, periods: PledgePeriod[], token: string): PledgeView {
+export function pledgeView(
+  pledge: Pledge,
+  periods: PledgePeriod[],
+  manageLink: string,
+): PledgeView {
   return {
     id: pledge.id,
     status: pledge.status,
@@ -26,7 +30,7 @@ export function pledgeView(pledge: Pledge, periods: PledgePeriod[], token: strin
     })),
     links: {
       self: `/v1/pledges/${pledge.id}`,
-      manage: `/v1/pledges/${pledge.id}/manage?token=${token}`,
+      manage: manageLink,
     },
   };
 }

@@ -4,6 +4,7 @@ import type {
   PaymentStatus,
   ProviderEvent,
   RefundRecord,
+  SavedMethodUse,
 } from '../../workflows/contracts';
 
 export interface CreatePaymentRequest {
@@ -16,6 +17,11 @@ export interface CreatePaymentRequest {
   currency: string;
   method: string;
   description: string;
+  /**
+   * A pledge's period: keep the donor's method (its snapshot names it once paid), or charge a
+   * kept one without the donor. Only for a method {@link PaymentProvider.keepsMethods} takes.
+   */
+  savedMethod?: SavedMethodUse | undefined;
 }
 
 export interface CreatedPayment {
@@ -110,7 +116,16 @@ export interface PaymentProvider {
   supports(currency: string, method: string): boolean;
   /** Whether a payment made with this method can be refunded through the API. */
   refundable(method: string): boolean;
-  /** Idempotent on `request.idempotencyKey`: a repeat returns the same payment. */
+  /**
+   * Whether a payment with this method can be kept and charged again without the donor (a
+   * card); a QR code or a virtual account needs the donor every time (docs/pledges.md).
+   */
+  keepsMethods(method: string): boolean;
+  /**
+   * Idempotent on `request.idempotencyKey`: a repeat returns the same payment. A charge of a
+   * saved method the issuer declines (funds, an expired card) throws a 402 {@link ProviderRejected};
+   * one that needs the donor to authenticate comes back PENDING with their action.
+   */
   createPayment(request: CreatePaymentRequest): Promise<CreatedPayment>;
   /** The payment's whole truth: status, refunds and disputes. An expired payment is EXPIRED. */
   fetchPayment(providerReference: string): Promise<PaymentSnapshot>;

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ReceiptSender } from '../../activities/receipt-activities';
-import { MailSendError } from '../mail/mail-sender';
+import { sendOrFail, stableMessageId } from '../mail/mail-failure';
 import type { MailSender } from '../mail/mail-sender';
 import { FailureType } from '../../workflows/contracts';
 import { formatReceiptAmount } from './receipt-document';
@@ -14,8 +14,7 @@ import type { ReceiptRecord, ReceiptRepository } from './receipt-repository';
  * crash between the server's 250 and our record) carries the same ID and reads as a resend.
  */
 export function receiptMessageId(number: string, from: string): string {
-  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'galang.invalid';
-  return `<${number}@${domain}>`;
+  return stableMessageId(number, from);
 }
 
 /** Sends one document by e-mail, its delivery recorded before and after the SMTP exchange. */
@@ -25,6 +24,8 @@ export class ReceiptMailer implements ReceiptSender {
     private readonly documents: ReceiptDocuments,
     private readonly mail: MailSender,
     private readonly from: string,
+    /** A pledge's management link (a full URL): a period's receipt carries it. */
+    private readonly pledgeLink: (pledgeId: string) => string,
   ) {}
 
   async send(number: string) {
@@ -42,23 +43,14 @@ export class ReceiptMailer implements ReceiptSender {
     }
     const document = this.documents.document(record);
     const pdf = await renderReceiptPdf(document);
-    try {
-      await this.mail.send({
+    await sendOrFail(() =>
+      this.mail.send({
         messageId,
         to: record.donorEmail,
         ...this.message(record, document),
         attachments: [{ filename: `${number}.pdf`, content: pdf, contentType: 'application/pdf' }],
-      });
-    } catch (error) {
-      if (!(error instanceof MailSendError)) throw error;
-      // The relay's reply may quote the donor's address: histories and logs get the codes only.
-      const reason = `SMTP send failed (${String(error.responseCode ?? error.code ?? 'no reply')})`;
-      throw ApplicationFailure.create({
-        message: reason,
-        type: error.permanent ? FailureType.Permanent : 'MailSendFailed',
-        nonRetryable: error.permanent,
-      });
-    }
+      }),
+    );
     await this.receipts.endDelivery(number, 'sent');
     return 'sent' as const;
   }
@@ -82,7 +74,10 @@ export class ReceiptMailer implements ReceiptSender {
       subject: `Receipt ${record.number}: thank you for your donation (${record.campaignTitle})`,
       text:
         `Thank you for your donation of ${amount} to "${record.campaignTitle}".\n` +
-        `Receipt ${record.number}.\n\nThe receipt, also attached: ${url}\n`,
+        `Receipt ${record.number}.\n\nThe receipt, also attached: ${url}\n` +
+        (record.pledgeId
+          ? `\nYour monthly gift: pause, resume or cancel it here: ${this.pledgeLink(record.pledgeId)}\n`
+          : ''),
     };
   }
 }

@@ -35,6 +35,8 @@ export interface ReceiptRecord {
   donorAnonymous: boolean;
   donorEmail: string;
   paymentMethod: string;
+  /** The pledge whose period the donation is, if it is one: its e-mail carries the link. */
+  pledgeId: string | null;
 }
 
 interface DueEntry {
@@ -239,7 +241,9 @@ export class ReceiptRepository {
       .innerJoin('donation_ledger as l', 'l.id', 'r.ledger_entry_id')
       .innerJoin('donations as d', 'd.id', 'r.donation_id')
       .innerJoin('campaigns as c', 'c.id', 'd.campaign_id')
+      .leftJoin('pledge_periods as p', 'p.donation_id', 'r.donation_id')
       .select([
+        'p.pledge_id',
         'r.number',
         'r.series',
         'r.refers_to',
@@ -273,6 +277,7 @@ function toRecord(row: {
   donor_anonymous: boolean;
   donor_email: string;
   payment_method: string;
+  pledge_id: string | null;
 }): ReceiptRecord {
   return {
     number: row.number,
@@ -289,5 +294,6 @@ function toRecord(row: {
     donorAnonymous: row.donor_anonymous,
     donorEmail: row.donor_email,
     paymentMethod: row.payment_method,
+    pledgeId: row.pledge_id,
   };
 }

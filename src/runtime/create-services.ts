@@ -13,6 +13,10 @@ import { DonationService } from '../donations/donation-service';
 import { DonorDetailsRepository } from '../donations/donor-details-repository';
 import { FollowUpWorkflows } from '../donations/follow-up-workflows';
 import { LedgerRepository } from '../ledger/ledger-repository';
+import { RunningDonations } from '../donations/running-donations';
+import { PledgeBilling } from '../pledges/pledge-billing';
+import { PledgeLinks } from '../pledges/pledge-links';
+import { PledgeMailer } from '../pledges/pledge-mailer';
 import { PledgeRepository } from '../pledges/pledge-repository';
 import { PledgeSchedules } from '../pledges/pledge-schedules';
 import { PledgeService } from '../pledges/pledge-service';
@@ -68,6 +72,8 @@ export interface Services {
   /** Monthly giving: the API's routes, the period activity, `npm run ops -- pledges`. */
   pledges: PledgeService;
   pledgeRepository: PledgeRepository;
+  /** A pledge's kept methods, notices and dunning: the period workflow's activities. */
+  pledgeBilling: PledgeBilling;
   delivery: WebhookDelivery;
   intake: WebhookIntake;
   reconciler: Reconciler;
@@ -132,6 +138,18 @@ export function createServices(config: Config, resources: Resources): Services {
   });
   const pledgeRepository = new PledgeRepository(db);
   const pledgeSchedules = new PledgeSchedules(temporal, taskQueue, config.pledges.calendar);
+  const pledgeLinks = new PledgeLinks(tokenSecrets);
+  const mailSender = new MailSender(config.mail);
+  const pledgeBilling = new PledgeBilling({
+    pledges: pledgeRepository,
+    donations,
+    running: new RunningDonations(temporal),
+    providers,
+    schedules: pledgeSchedules,
+    mailer: new PledgeMailer(mailSender, config.mail.from, config.publicUrl),
+    manageLink: (pledgeId) => pledgeLinks.manageLink(pledgeId),
+    retryDelaysMs: config.pledges.retryDelaysMs,
+  });
   return {
     receipts,
     receiptDocuments,
@@ -140,8 +158,9 @@ export function createServices(config: Config, resources: Resources): Services {
     receiptMailer: new ReceiptMailer(
       receipts,
       receiptDocuments,
-      new MailSender(config.mail),
+      mailSender,
       config.mail.from,
+      (pledgeId) => `${config.publicUrl}${pledgeLinks.manageLink(pledgeId)}`,
     ),
     audit: new AuditRepository(db),
     campaigns,
@@ -161,8 +180,10 @@ export function createServices(config: Config, resources: Resources): Services {
       calendar: config.pledges.calendar,
       timeZone: config.pledges.timeZone,
       provider,
-      tokenSecrets,
+      links: pledgeLinks,
+      billing: pledgeBilling,
     }),
+    pledgeBilling,
     erasure: new DonorErasure(new ErasureRepository(db), wallCache, pledgeSchedules),
     delivery,
     intake: new WebhookIntake({

@@ -126,7 +126,7 @@ async function createWorkerOn(
       ...createReversalActivities(deps),
       ...createReconciliationActivities(reconciliation),
       ...receiptActivities,
-      ...createPledgeActivities({ pledges: services.pledges }),
+      ...createPledgeActivities({ pledges: services.pledges, billing: services.pledgeBilling }),
     },
     interceptors: {
       activity: [

@@ -27,6 +27,7 @@ describe('a step that fails for good ends the donation for review', () => {
     verifyWithProvider: false,
     supports: (currency: string, method: string) => gateway().supports(currency, method),
     refundable: (method: string) => gateway().refundable(method),
+    keepsMethods: (method: string) => gateway().keepsMethods(method),
     createPayment: (request) => gateway().createPayment(request),
     cancel: (reference) => gateway().cancel(reference),
     refund: (request) => gateway().refund(request),

@@ -15,7 +15,15 @@ export async function resetDonationWorkflow(
   donationId: string,
   to: 'first-task' | 'last-task',
 ): Promise<string> {
-  const workflowId = donationWorkflowId(donationId);
+  return resetWorkflow(stack, donationWorkflowId(donationId), to);
+}
+
+/** Resets a workflow's latest run to its first or last completed workflow task. */
+export async function resetWorkflow(
+  stack: Stack,
+  workflowId: string,
+  to: 'first-task' | 'last-task',
+): Promise<string> {
   const handle = stack.temporal.workflow.getHandle(workflowId);
   const { runId } = await handle.describe();
   const events = (await handle.fetchHistory()).events ?? [];

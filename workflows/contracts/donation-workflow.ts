@@ -37,7 +37,16 @@ export interface DonationInput extends Omit<DonationRequest, 'donor' | 'message'
    */
   settleHorizonSeconds: number;
   correlationId: string;
+  /** A pledge's period: keep the method the donor pays with, or charge one kept before. */
+  savedMethod?: SavedMethodUse | undefined;
 }
+
+/**
+ * How a pledge's donation uses a saved payment method: `keep` asks the provider to keep the
+ * method the donor pays with; `charge` charges a kept one (the provider's reference) without
+ * the donor, who is asked to act only when the provider needs them (authentication).
+ */
+export type SavedMethodUse = { keep: true } | { charge: string };
 
 export interface DonationState {
   status: DonationStatus;

@@ -88,6 +88,11 @@ export interface PaymentSnapshot {
   currency: string;
   refunds: RefundRecord[];
   disputes: DisputeRecord[];
+  /**
+   * The method the provider kept for charges without the donor, once a payment that asked to
+   * keep it is paid (a pledge's first period): opaque to galang, the provider's own reference.
+   */
+  savedMethod?: string | undefined;
 }
 
 /**

@@ -106,6 +106,9 @@ export function createMidtransProvider(options: MidtransOptions): PaymentProvide
     // Midtrans processes Rupiah only (Bank Indonesia regulation), without decimals.
     supports: (currency, method) => currency === 'IDR' && Object.hasOwn(METHODS, method),
     refundable: (method) => METHODS[method]?.refundable ?? false,
+    // QRIS, virtual accounts and Mandiri Bill need the donor every time; a saved card token or
+    // GoPay tokenization needs a recurring MID galang does not take (docs/pledges.md).
+    keepsMethods: () => false,
 
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
       const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;

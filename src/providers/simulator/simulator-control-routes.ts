@@ -9,6 +9,8 @@ import type {
   SimulatorRefund,
   SimulatorRefundStatus,
 } from './simulator-protocol';
+import { SAVED_METHOD_STATES } from './simulator-saved-methods';
+import type { SavedMethodState } from './simulator-saved-methods';
 
 /** The simulator's Fastify app, typed for TypeBox schemas. */
 export const createSimulatorApp = () =>
@@ -31,6 +33,7 @@ export interface SimulatorControls {
     disputeId: string,
     status: Exclude<SimulatorDisputeStatus, 'open'>,
   ): SimulatorDispute;
+  setSavedMethod(id: string, state: SavedMethodState): { id: string; state: SavedMethodState };
 }
 
 const IdParams = Type.Object({ id: Type.String() });
@@ -50,6 +53,10 @@ const RefundMove = Type.Object({
 const DisputeMove = Type.Object({
   id: Type.String(),
   action: Type.Union([Type.Literal('win'), Type.Literal('lose')]),
+});
+const SavedMethodMove = Type.Object({
+  id: Type.String(),
+  state: Type.Union(SAVED_METHOD_STATES.map((state) => Type.Literal(state))),
 });
 const AmountBody = Type.Object({ amount: Type.Optional(Type.Integer({ minimum: 1 })) });
 
@@ -99,6 +106,12 @@ export function registerControlRoutes(app: SimulatorApp, simulator: SimulatorCon
     { schema: { params: IdParams, body: AmountBody } },
     async (request, reply) =>
       reply.code(201).send(simulator.openDispute(request.params.id, request.body.amount)),
+  );
+
+  app.post(
+    '/test/saved-methods/:id/:state',
+    { schema: { params: SavedMethodMove } },
+    async (request) => simulator.setSavedMethod(request.params.id, request.params.state),
   );
 
   app.post('/test/disputes/:id/:action', { schema: { params: DisputeMove } }, async (request) =>

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { PaymentPlan } from './simulator-knobs';
 import { SimulatorRefusal } from './simulator-payments';
 import type { SimulatedPayments } from './simulator-payments';
+import type { SavedMethods } from './simulator-saved-methods';
 import type { SimulatorApp } from './simulator-control-routes';
 import type { SimulatorPayment, SimulatorRefund } from './simulator-protocol';
 
@@ -19,6 +20,10 @@ const CreateBody = Type.Object({
   currency: Type.String({ pattern: '^[A-Z]{3}$' }),
   method: Type.String({ minLength: 1, maxLength: 32 }),
   description: Type.Optional(Type.String({ maxLength: 255 })),
+  /** Keep the method the donor pays with, for charges without them. */
+  save_method: Type.Optional(Type.Boolean()),
+  /** Charge this kept method now, without the donor. */
+  saved_method: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 });
 
 /** A refusal as the simulator answers it: `{error, code}` with its HTTP status. */
@@ -49,6 +54,7 @@ export class GatewayKeys {
 export interface GatewayApi {
   book: SimulatedPayments;
   keys: GatewayKeys;
+  savedMethods: SavedMethods;
   knobs(reference: string | undefined): PaymentPlan;
   sleep(ms: number): Promise<void>;
   autoPay(payment: SimulatorPayment, plan: PaymentPlan): void;
@@ -100,8 +106,12 @@ export function registerGatewayRoutes(app: SimulatorApp, api: GatewayApi): void 
       return reply.code(200).send(api.book.get(previous.paymentId));
     }
     const plan = api.knobs(request.body.reference);
+    const charged = request.body.saved_method;
+    // A kept method answers for itself (its state), before any planned decline.
+    const methodState = charged === undefined ? undefined : api.savedMethods.charge(charged);
     const declined =
-      api.keys.declined.has(key) || plan.decline || Math.random() < (plan.declineRate ?? 0);
+      methodState === undefined &&
+      (api.keys.declined.has(key) || plan.decline || Math.random() < (plan.declineRate ?? 0));
     if (declined) {
       // The same request is declined again: a decline is an answer, not a transient error.
       api.keys.declined.add(key);
@@ -118,10 +128,23 @@ export function registerGatewayRoutes(app: SimulatorApp, api: GatewayApi): void 
       action: { type: 'qr', value: `00020101021226SIMULATOR${request.body.reference}` },
       created_at: new Date().toISOString(),
       ...(plan.payAmount !== undefined && { paid_amount: plan.payAmount }),
+      ...(request.body.save_method === true && { save_method: true }),
+      ...(charged !== undefined && { charged_method: charged }),
     });
     api.keys.payments.set(key, { paymentId: payment.id, body });
     api.keys.charges.set(key, (api.keys.charges.get(key) ?? 0) + 1);
-    api.autoPay(payment, plan);
+    if (methodState === 'ok') {
+      api.book.movePayment(payment.id, 'settled');
+    } else if (methodState === 'insufficient_funds' || methodState === 'expired_card') {
+      // Like Stripe's off-session decline: 402, and the declined payment in the answer.
+      api.book.movePayment(payment.id, 'declined');
+      return reply
+        .code(402)
+        .send({ error: `declined: ${methodState}`, code: methodState, payment });
+    } else {
+      // A new payment, or a kept method that needs the donor to authenticate: they pay.
+      api.autoPay(payment, plan);
+    }
     return reply.code(201).send(payment);
   });
 

@@ -52,6 +52,12 @@ export interface SimulatorPayment {
   created_at: string;
   refunds: SimulatorRefund[];
   disputes: SimulatorDispute[];
+  /** Created to keep the donor's method for later charges without them. */
+  save_method?: boolean;
+  /** The kept method (`sm_…`), once a payment that asked to keep it is settled. */
+  saved_method?: string;
+  /** The kept method this payment charged without the donor. */
+  charged_method?: string;
 }
 
 interface NotificationData {
@@ -78,14 +84,17 @@ export type SimulatorNotification =
     };
 
 /**
- * The methods the simulator takes, and whether each can be refunded by API: a bank transfer is
- * a virtual account, which Midtrans and Xendit cannot refund either.
+ * The methods the simulator takes, whether each can be refunded by API (a bank transfer is a
+ * virtual account, which Midtrans and Xendit cannot refund either) and whether it can be kept
+ * and charged without the donor (a card, as Stripe's; a QR code or a transfer cannot).
  */
-export const SIMULATOR_METHODS: Readonly<Record<string, { refundable: boolean }>> = {
-  qris: { refundable: true },
-  bank_transfer: { refundable: false },
-  card: { refundable: true },
-  ewallet: { refundable: true },
+export const SIMULATOR_METHODS: Readonly<
+  Record<string, { refundable: boolean; keepable: boolean }>
+> = {
+  qris: { refundable: true, keepable: false },
+  bank_transfer: { refundable: false, keepable: false },
+  card: { refundable: true, keepable: true },
+  ewallet: { refundable: true, keepable: false },
 };
 
 /** The answer to a refused request; a refused cancel carries the payment as it stands. */

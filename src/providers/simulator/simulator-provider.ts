@@ -49,19 +49,31 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
     supports: (currency, method) =>
       isSupportedCurrency(currency) && Object.hasOwn(SIMULATOR_METHODS, method),
     refundable: (method) => SIMULATOR_METHODS[method]?.refundable === true,
+    keepsMethods: (method) => SIMULATOR_METHODS[method]?.keepable === true,
 
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
-      const payment = await requestJson<SimulatorPayment>(url('/v1/payments'), {
-        method: 'POST',
-        headers: { 'idempotency-key': request.idempotencyKey },
-        body: {
-          reference: request.donationId,
-          amount: request.amount,
-          currency: request.currency,
-          method: request.method,
-          description: request.description,
-        },
-      });
+      const use = request.savedMethod;
+      let payment: SimulatorPayment;
+      try {
+        payment = await requestJson<SimulatorPayment>(url('/v1/payments'), {
+          method: 'POST',
+          headers: { 'idempotency-key': request.idempotencyKey },
+          body: {
+            reference: request.donationId,
+            amount: request.amount,
+            currency: request.currency,
+            method: request.method,
+            description: request.description,
+            ...(use && 'keep' in use && { save_method: true }),
+            ...(use && 'charge' in use && { saved_method: use.charge }),
+          },
+        });
+      } catch (error) {
+        // A kept method's decline names the declined payment: the donation keeps it.
+        const declined = (error as { body?: SimulatorError }).body?.payment;
+        if (!(error instanceof ProviderRejected) || error.status !== 402 || !declined) throw error;
+        payment = declined;
+      }
       return {
         providerReference: payment.id,
         status: paymentStatusMap[payment.status],
@@ -133,6 +145,7 @@ function snapshot(payment: SimulatorPayment): PaymentSnapshot {
       status: disputeStatusMap[d.status],
       amount: d.amount,
     })),
+    ...(payment.saved_method !== undefined && { savedMethod: payment.saved_method }),
   };
 }
 

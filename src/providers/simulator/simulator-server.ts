@@ -5,6 +5,8 @@ import { GatewayKeys, registerGatewayRoutes } from './simulator-gateway-routes';
 import { SimulatedPayments, notificationFor } from './simulator-payments';
 import type { SimulatorChange } from './simulator-payments';
 import { createSimulatorApp, registerControlRoutes } from './simulator-control-routes';
+import { SavedMethods } from './simulator-saved-methods';
+import type { SavedMethodState } from './simulator-saved-methods';
 import type { SimulatorControls } from './simulator-control-routes';
 import type {
   SimulatorDispute,
@@ -35,7 +37,9 @@ const staleStatus = {
  */
 export class PaymentSimulator implements SimulatorControls {
   readonly app: FastifyInstance;
+  private readonly savedMethods = new SavedMethods();
   private readonly book = new SimulatedPayments((change) => {
+    if (change.type === 'payment') this.savedMethods.keep(change.payment);
     this.notify(change);
   });
   private readonly keys = new GatewayKeys();
@@ -59,6 +63,7 @@ export class PaymentSimulator implements SimulatorControls {
     registerGatewayRoutes(app, {
       book: this.book,
       keys: this.keys,
+      savedMethods: this.savedMethods,
       knobs: (reference) => this.knobs(reference),
       sleep: (ms) => this.sleep(ms),
       autoPay: (payment, plan) => {
@@ -140,6 +145,16 @@ export class PaymentSimulator implements SimulatorControls {
     status: Exclude<SimulatorDisputeStatus, 'open'>,
   ): SimulatorDispute {
     return this.book.moveDispute(disputeId, status);
+  }
+
+  /** How a kept method answers its next charge (the donor's bank, as a test plays it). */
+  setSavedMethod(id: string, state: SavedMethodState): { id: string; state: SavedMethodState } {
+    return this.savedMethods.set(id, state);
+  }
+
+  /** How the next charges of a kept method answer, one each, before its state applies again. */
+  queueSavedMethod(id: string, states: readonly SavedMethodState[]): void {
+    this.savedMethods.queue(id, states);
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,7 @@ import type {
 } from '../payment-provider';
 import type { DisputeRecord, PaymentSnapshot, RefundRecord } from '../../../workflows/contracts';
 import { fromStripeAmount, toStripeAmount } from './stripe-amounts';
-import { stripeCall } from './stripe-errors';
+import { mapStripeError, stripeCall } from './stripe-errors';
 import { disputeStatus, intentStatus, normalizeStripeEvent, refundStatus } from './stripe-mapping';
 
 /**
@@ -85,6 +85,7 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider {
       status: intentStatus(intent.status),
       amount: fromStripeAmount(paid ? intent.amount_received : intent.amount, intent.currency),
       currency: intent.currency.toUpperCase(),
+      ...(paid && { savedMethod: savedMethodOf(intent) }),
       refunds: refunds.map(refundRecord),
       disputes: disputes.flatMap((d): DisputeRecord[] => {
         const status = disputeStatus(d.status);
@@ -96,32 +97,66 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider {
   };
   const retrieve = (id: string) => stripeCall(() => stripe.paymentIntents.retrieve(id));
 
+  /**
+   * Charges a kept card without the donor (`off_session`, confirmed at once). Stripe answers a
+   * failed attempt with a 402 that carries the PaymentIntent: `authentication_required` needs
+   * the donor back on the intent's client secret; any other decline ends the donation.
+   */
+  const chargeSaved = async (
+    params: Stripe.PaymentIntentCreateParams,
+    saved: string,
+    options: Stripe.RequestOptions,
+  ): Promise<CreatedPayment> => {
+    const [customer, paymentMethod] = saved.split('/');
+    try {
+      const intent = await stripe.paymentIntents.create(
+        { ...params, customer, payment_method: paymentMethod, off_session: true, confirm: true },
+        options,
+      );
+      return created(intent);
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeCardError) || !error.payment_intent) {
+        throw mapStripeError(error);
+      }
+      const needsDonor =
+        error.code === 'authentication_required' ||
+        error.decline_code === 'authentication_required';
+      return { ...created(error.payment_intent), status: needsDonor ? 'PENDING' : 'DECLINED' };
+    }
+  };
+
   return {
     name: 'stripe',
     verifyWithProvider: false,
 
     supports: (currency, method) => isSupportedCurrency(currency) && METHODS.has(method),
     refundable: (method) => METHODS.has(method),
+    keepsMethods: (method) => METHODS.has(method),
 
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
       if (!METHODS.has(request.method)) throw new ProviderRejected(422, 'payment method');
-      const intent = await stripeCall(() =>
-        stripe.paymentIntents.create(
-          {
-            amount: toStripeAmount(request.amount, request.currency),
-            currency: request.currency.toLowerCase(),
-            description: request.description,
-            metadata: { donation_id: request.donationId },
-            allowed_payment_method_types: [request.method],
-          },
-          { idempotencyKey: request.idempotencyKey },
-        ),
-      );
-      return {
-        providerReference: intent.id,
-        status: intentStatus(intent.status),
-        action: { type: 'redirect', value: intent.client_secret ?? '' },
+      const use = request.savedMethod;
+      const params: Stripe.PaymentIntentCreateParams = {
+        amount: toStripeAmount(request.amount, request.currency),
+        currency: request.currency.toLowerCase(),
+        description: request.description,
+        metadata: { donation_id: request.donationId },
+        allowed_payment_method_types: [request.method],
       };
+      const options = { idempotencyKey: request.idempotencyKey };
+      if (use && 'charge' in use) return chargeSaved(params, use.charge, options);
+      if (use && 'keep' in use) {
+        // A method is kept on a Customer: one per pledge's first donation, holding no donor data.
+        const customer = await stripeCall(() =>
+          stripe.customers.create(
+            { metadata: { donation_id: request.donationId } },
+            { idempotencyKey: `${request.idempotencyKey}:customer` },
+          ),
+        );
+        params.customer = customer.id;
+        params.setup_future_usage = 'off_session';
+      }
+      return created(await stripeCall(() => stripe.paymentIntents.create(params, options)));
     },
 
     async fetchPayment(id: string): Promise<PaymentSnapshot> {
@@ -183,6 +218,27 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider {
       return normalizeStripeEvent(event);
     },
   };
+}
+
+function created(intent: Stripe.PaymentIntent): CreatedPayment {
+  return {
+    providerReference: intent.id,
+    status: intentStatus(intent.status),
+    action: { type: 'redirect', value: intent.client_secret ?? '' },
+  };
+}
+
+/**
+ * The kept card of an intent made to keep it, as `<customer>/<payment method>`: an off-session
+ * charge needs both (a method attached to a Customer is charged only with that Customer).
+ */
+function savedMethodOf(intent: Stripe.PaymentIntent): string | undefined {
+  const customer = typeof intent.customer === 'string' ? intent.customer : intent.customer?.id;
+  const method =
+    typeof intent.payment_method === 'string' ? intent.payment_method : intent.payment_method?.id;
+  return intent.setup_future_usage === 'off_session' && customer && method
+    ? `${customer}/${method}`
+    : undefined;
 }
 
 function refundRecord(refund: Stripe.Refund): RefundRecord {

@@ -124,6 +124,9 @@ export function createXenditProvider(options: XenditOptions): PaymentProvider {
     supports: (currency, method) =>
       XENDIT_CURRENCIES.has(currency) && Object.hasOwn(METHODS, method),
     refundable: (method) => METHODS[method]?.refundable ?? false,
+    // An invoice is a one-time payment: no method it takes can be charged again without the
+    // donor (saved tokens are the Payment Requests API's, docs/pledges.md).
+    keepsMethods: () => false,
 
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
       const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;

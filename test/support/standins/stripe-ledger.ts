@@ -1,6 +1,7 @@
 import { id, stripeError, unflatten, unix } from './stripe-objects';
 import type { Charge, Dispute, Intent, Refund } from './stripe-objects';
 import type { StandinResponse } from './loopback';
+import type { StripeCards } from './stripe-cards';
 
 /** The version from which refund.created/updated/failed are sent for every refund. */
 export const REFUND_EVENTS_FROM = '2024-10-28';
@@ -12,7 +13,11 @@ export type Emit = (type: string, object: object, only?: (version: string) => bo
  * events each change sends (docs.stripe.com/api/events/types). HTTP and idempotency live in
  * stripe.ts; this module is the money and its lifecycle.
  */
-export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] = 'succeeded') {
+export function createStripeLedger(
+  emit: Emit,
+  cards: StripeCards,
+  refundsStartAs: Refund['status'] = 'succeeded',
+) {
   const intents = new Map<string, Intent>();
   const charges = new Map<string, Charge>();
   const refunds: Refund[] = [];
@@ -36,6 +41,13 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
         param: 'amount',
       });
     }
+    const customer = typeof p.customer === 'string' ? p.customer : undefined;
+    if (customer !== undefined && !cards.customers.has(customer)) {
+      return missing('customer', customer);
+    }
+    const offSession = p.off_session === 'true' && p.confirm === 'true';
+    const checked = offSession ? cards.offSessionState(customer, p.payment_method) : undefined;
+    if (checked && 'refused' in checked) return checked.refused;
     const intentId = id('pi');
     const intent: Intent = {
       id: intentId,
@@ -50,6 +62,9 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
       latest_charge: null,
       created: unix(),
       livemode: false,
+      customer: customer ?? null,
+      setup_future_usage: p.setup_future_usage === 'off_session' ? 'off_session' : null,
+      payment_method: typeof p.payment_method === 'string' ? p.payment_method : null,
       ...(p.allowed_payment_method_types
         ? {
             allowed_payment_method_types: Object.values(p.allowed_payment_method_types) as string[],
@@ -57,7 +72,12 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
         : {}),
     };
     intents.set(intent.id, intent);
-    return { status: 200, body: intent };
+    if (!checked) return { status: 200, body: intent };
+    // Off-session: the saved card is charged now, or the attempt fails with a 402.
+    if (checked.state === 'ok') return { status: 200, body: pay(intent.id) };
+    const answer = cards.declined(intent, checked.state);
+    emit('payment_intent.payment_failed', intent);
+    return answer;
   };
 
   const cancelIntent = (intentId: string): StandinResponse => {
@@ -153,6 +173,33 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
     if (!intent) throw new Error(`no PaymentIntent ${intentId}`);
     return intent;
   };
+  /** The cardholder pays: a charge, and the card saved on the Customer when it was asked to. */
+  function pay(intentId: string): Intent {
+    const intent = must(intentId);
+    const charge: Charge = {
+      id: id('ch'),
+      object: 'charge',
+      amount: intent.amount,
+      amount_refunded: 0,
+      refunded: false,
+      disputed: false,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      status: 'succeeded',
+      created: unix(),
+    };
+    charges.set(charge.id, charge);
+    Object.assign(intent, {
+      status: 'succeeded',
+      amount_received: intent.amount,
+      latest_charge: charge.id,
+      payment_method: cards.cardFor(intent).id,
+      last_payment_error: null,
+    });
+    emit('charge.succeeded', charge);
+    emit('payment_intent.succeeded', intent);
+    return intent;
+  }
   const mustRefund = (refundId: string) => {
     const refund = refunds.find((r) => r.id === refundId);
     if (!refund) throw new Error(`no refund ${refundId}`);
@@ -185,30 +232,7 @@ export function createStripeLedger(emit: Emit, refundsStartAs: Refund['status'] 
     cancelIntent,
     createRefund,
     intent: (intentId: string) => intents.get(intentId),
-    pay: (intentId: string) => {
-      const intent = must(intentId);
-      const charge: Charge = {
-        id: id('ch'),
-        object: 'charge',
-        amount: intent.amount,
-        amount_refunded: 0,
-        refunded: false,
-        disputed: false,
-        currency: intent.currency,
-        payment_intent: intent.id,
-        status: 'succeeded',
-        created: unix(),
-      };
-      charges.set(charge.id, charge);
-      Object.assign(intent, {
-        status: 'succeeded',
-        amount_received: intent.amount,
-        latest_charge: charge.id,
-      });
-      emit('charge.succeeded', charge);
-      emit('payment_intent.succeeded', intent);
-      return intent;
-    },
+    pay,
     /** A failed attempt: not final, the intent waits for another payment method. */
     failAttempt: (intentId: string) => {
       emit(

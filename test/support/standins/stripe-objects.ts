@@ -27,6 +27,12 @@ export interface Intent {
   created: number;
   livemode: false;
   allowed_payment_method_types?: string[];
+  /** The Customer its card is saved on, and whether it saves the card it is paid with. */
+  customer?: string | null;
+  setup_future_usage?: 'off_session' | null;
+  /** The card it was paid (or is charged) with. */
+  payment_method?: string | null;
+  last_payment_error?: Record<string, unknown> | null;
 }
 
 export interface Charge {

@@ -1,8 +1,17 @@
 import { Faults, startLoopback } from './loopback';
 import type { Route, StandinRequest, StandinResponse } from './loopback';
 import { Notifier } from './notifier';
-import { fingerprint, id, page, stripeError, stripeStandinSignature, unix } from './stripe-objects';
+import {
+  fingerprint,
+  id,
+  page,
+  stripeError,
+  stripeStandinSignature,
+  unflatten,
+  unix,
+} from './stripe-objects';
 import type { Refund } from './stripe-objects';
+import { createStripeCards } from './stripe-cards';
 import { createStripeLedger } from './stripe-ledger';
 
 export { REFUND_EVENTS_FROM } from './stripe-ledger';
@@ -75,7 +84,8 @@ export async function startStripeStandin(options: StripeStandinOptions) {
       }));
     }
   };
-  const ledger = createStripeLedger(emit, options.refundsStartAs);
+  const cards = createStripeCards();
+  const ledger = createStripeLedger(emit, cards, options.refundsStartAs);
   const { intents, refunds, disputes, createIntent, cancelIntent, createRefund } = ledger;
   const missing = (what: string, value: string) =>
     stripeError(404, 'invalid_request_error', `No such ${what}: '${value}'`, {
@@ -120,6 +130,11 @@ export async function startStripeStandin(options: StripeStandinOptions) {
   };
 
   const routes: Route[] = [
+    {
+      method: 'POST',
+      path: /^\/v1\/customers$/,
+      handle: (req) => idempotent(req, () => cards.createCustomer(unflatten(req.body))),
+    },
     {
       method: 'POST',
       path: /^\/v1\/payment_intents$/,
@@ -191,6 +206,9 @@ export async function startStripeStandin(options: StripeStandinOptions) {
 
   return {
     ...ledger,
+    /** How a saved card answers its next off-session charge. */
+    setCard: cards.setCard,
+    queueCard: cards.queueCard,
     url: loopback.url,
     port: loopback.port,
     calls: loopback.calls,

@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { simpleParser } from 'mailparser';
+import { sql } from 'kysely';
+import { WorkflowType, pledgePeriodWorkflowId, pledgeScheduleId } from '../../workflows/contracts';
+import type { PledgePeriodWorkflow, ReceiptsWorkflow } from '../../workflows/contracts';
+import type { SavedMethodState } from '../../src/providers/simulator/simulator-saved-methods';
+import { startCardStack } from '../support/card-stacks';
+import type { CardProvider, CardStack } from '../support/card-stacks';
+import type { MailStack } from '../support/mail-stack';
+import { CLIENT_SECRET, createCampaign, eventually } from '../support/stack';
+import { periodOf } from '../../src/pledges/pledge-calendar';
+import { deriveUuid } from '../../src/idempotency/idempotency-key';
+
+const PERIOD_SECONDS = 10;
+const CALENDAR = { kind: 'compressed', seconds: PERIOD_SECONDS } as const;
+/** The client CLIENT_SECRET authenticates (test/support/stack.ts). */
+const CLIENT_ID = 'client-a';
+
+interface PledgeAnswer {
+  pledge: { id: string; links: { manage: string } };
+  firstDonation: { id: string };
+}
+
+/**
+ * Saved payment methods and the dunning (issue 26), on the simulator and on Stripe's stand-in:
+ * a card pledge keeps the card its first period was paid with and charges the next periods
+ * without the donor; a declined period is tried again on PLEDGE_RETRY_DELAYS, then the pledge
+ * pauses and the donor is told; a card that asks for authentication, and a QR pledge, get the
+ * period's action by e-mail. The money is checked at the provider and in the ledger.
+ */
+describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %s', (name) => {
+  let card: CardStack;
+  let mail: MailStack;
+  let cards: CardProvider;
+  let campaignId: string;
+
+  beforeAll(async () => {
+    card = await startCardStack(name, `pledge-methods-${name}`, {
+      autoPayMs: 100,
+      env: {
+        PLEDGE_CALENDAR: `seconds:${PERIOD_SECONDS}`,
+        PLEDGE_RETRY_DELAYS: '2s,1s',
+        // Receipt numbers name their mail's workflow: each stack's own on the shared server.
+        RECEIPT_PREFIX: `P${randomUUID().replace(/-/g, '').slice(0, 6).toUpperCase()}`,
+      },
+    });
+    ({ mail, cards } = card);
+    campaignId = await createCampaign(mail.stack.db);
+  });
+  afterAll(async () => {
+    const pledges = await mail.stack.db.selectFrom('pledges').select('id').execute();
+    for (const { id } of pledges) {
+      await mail.stack.temporal.schedule
+        .getHandle(pledgeScheduleId(id))
+        .delete()
+        .catch(() => undefined);
+    }
+    await card.stop();
+  });
+
+  const create = async (paymentMethod: string, email = `${randomUUID()}@example.org`) => {
+    const response = await fetch(`${mail.stack.apiUrl}/v1/pledges`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${CLIENT_SECRET}`,
+        'content-type': 'application/json',
+        'idempotency-key': `pledge-${randomUUID()}`,
+      },
+      body: JSON.stringify({
+        campaignId,
+        amount: 40_000,
+        currency: 'IDR',
+        donor: { name: 'Sari', email, anonymous: false },
+        paymentMethod,
+        interval: 'monthly',
+      }),
+    });
+    expect(response.status).toBe(202);
+    return { ...((await response.json()) as PledgeAnswer), email };
+  };
+  const pledgeRow = (id: string) =>
+    mail.stack.db.selectFrom('pledges').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const referenceOf = (donationId: string) =>
+    eventually(async () => {
+      const row = await mail.stack.db
+        .selectFrom('donations')
+        .select('provider_reference')
+        .where('id', '=', donationId)
+        .executeTakeFirst();
+      return row?.provider_reference ?? undefined;
+    }, 30_000);
+  /** The card the first period kept, once the donor paid and its workflow has seen it. */
+  const keptMethod = async (id: string, firstDonation: string) => {
+    if (!cards.paysByItself) cards.pay(await referenceOf(firstDonation));
+    return eventually(async () => (await pledgeRow(id)).saved_method ?? undefined, 30_000);
+  };
+  const ahead = (periods: number) => new Date(Date.now() + periods * PERIOD_SECONDS * 1000);
+  /** One period (the one `at` falls in), run to its end (its retries included). */
+  const runPeriod = (pledgeId: string, at: Date) =>
+    mail.stack.temporal.workflow.execute<PledgePeriodWorkflow>(WorkflowType.pledgePeriod, {
+      workflowId: `${pledgePeriodWorkflowId(pledgeId)}-test-${randomUUID()}`,
+      taskQueue: mail.stack.config.temporal.taskQueue,
+      args: [{ pledgeId, at: at.toISOString() }],
+    });
+  /** The donation ID of a period's first attempt, as the pledge service derives it. */
+  const firstAttemptId = (pledgeId: string, at: Date) => {
+    const period = periodOf('monthly', at, 'Asia/Jakarta', CALENDAR);
+    return deriveUuid({
+      clientId: CLIENT_ID,
+      method: 'POST',
+      route: '/v1/pledges/:id/periods',
+      key: `${pledgeId}:${period}`,
+    });
+  };
+  /** The donor pays the period's payment only once the test says so (after the e-mail). */
+  const holdPayment = (pledgeId: string, at: Date) => {
+    cards.hold(firstAttemptId(pledgeId, at));
+  };
+  const payWhenMailed = async (email: string, pledgeId: string, at: Date) => {
+    await eventually(
+      async () => ((await periodMails(email)).length > 0 ? true : undefined),
+      30_000,
+    );
+    cards.pay(await referenceOf(firstAttemptId(pledgeId, at)));
+  };
+  const setCard = (method: string, state: SavedMethodState) => {
+    cards.setCard(method, state);
+  };
+  /** A period's attempts, their donations' status, their payments and credits. */
+  const attempts = async (pledgeId: string, period: string) => {
+    const rows = await mail.stack.db
+      .selectFrom('pledge_periods as p')
+      .innerJoin('donations as d', 'd.id', 'p.donation_id')
+      .select(['p.attempt', 'p.donation_id', 'd.status'])
+      .where('p.pledge_id', '=', pledgeId)
+      .where('p.period', '=', period)
+      .orderBy('p.attempt')
+      .execute();
+    const ids = rows.map((row) => row.donation_id);
+    const credits = await mail.stack.db
+      .selectFrom('donation_ledger')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('donation_id', 'in', ids)
+      .where('entry_type', '=', 'DONATION')
+      .executeTakeFirstOrThrow();
+    return { rows, credits: credits.n, payments: cards.payments(ids) };
+  };
+  const mailsTo = async (email: string) => {
+    const parsed = await Promise.all(
+      mail.sink.received().map(async (file) => simpleParser(readFileSync(file))),
+    );
+    return parsed.filter((message) => message.to && JSON.stringify(message.to).includes(email));
+  };
+  /** The donor's e-mails about their pledge's periods (their receipts aside). */
+  const periodMails = async (email: string) =>
+    (await mailsTo(email)).filter((message) => !message.subject?.startsWith('Receipt'));
+
+  it('keeps the first period’s card and charges the next without the donor', async () => {
+    const { pledge, firstDonation, email } = await create('card');
+    const card = await keptMethod(pledge.id, firstDonation.id);
+    // The provider's own reference: a simulator method, or Stripe's Customer and card.
+    expect(card).toMatch(name === 'simulator' ? /^sm_\w/ : /^cus_\w+\/pm_\w+$/);
+
+    const outcome = await runPeriod(pledge.id, ahead(1));
+    expect(outcome).toMatchObject({ outcome: 'paid', attempt: 0 });
+    const { rows, credits, payments } = await attempts(pledge.id, outcome.period);
+    expect(rows).toEqual([expect.objectContaining({ attempt: 0, status: 'CONFIRMED' })]);
+    expect(credits).toBe(1);
+    expect(payments).toEqual([{ status: 'paid', charged: true }]);
+    // Charged at once: nothing for the donor to do, so no e-mail about the period.
+    expect(await periodMails(email)).toEqual([]);
+  });
+
+  it('tries a declined period again, and stops once one attempt is paid', async () => {
+    const { pledge, firstDonation } = await create('card');
+    const card = await keptMethod(pledge.id, firstDonation.id);
+    setCard(card, 'insufficient_funds');
+    const running = runPeriod(pledge.id, ahead(1));
+    // The first attempt is declined; the donor's bank has money again before the retry.
+    await eventually(async () => {
+      const pending = await mail.stack.db
+        .selectFrom('pledge_periods as p')
+        .innerJoin('donations as d', 'd.id', 'p.donation_id')
+        .select('d.status')
+        .where('p.pledge_id', '=', pledge.id)
+        .where('p.attempt', '=', 0)
+        .where('d.status', '=', 'FAILED')
+        .execute();
+      return pending.length > 0 || undefined;
+    }, 30_000);
+    setCard(card, 'ok');
+    const outcome = await running;
+    expect(outcome).toMatchObject({ outcome: 'paid', attempt: 1 });
+    const { rows, credits, payments } = await attempts(pledge.id, outcome.period);
+    expect(rows.map((row) => row.status)).toEqual(['FAILED', 'CONFIRMED']);
+    expect(credits).toBe(1);
+    expect(payments.map((payment) => payment.status)).toEqual(['declined', 'paid']);
+  });
+
+  it('pauses the pledge and tells the donor once every attempt failed', async () => {
+    const { pledge, firstDonation, email } = await create('card');
+    const card = await keptMethod(pledge.id, firstDonation.id);
+    setCard(card, 'expired_card');
+    const outcome = await runPeriod(pledge.id, ahead(1));
+    expect(outcome).toMatchObject({ outcome: 'failed', attempt: 2 });
+    const { rows, credits, payments } = await attempts(pledge.id, outcome.period);
+    expect(rows.map((row) => row.status)).toEqual(['FAILED', 'FAILED', 'FAILED']);
+    expect(credits).toBe(0);
+    expect(payments).toHaveLength(3);
+    const row = await pledgeRow(pledge.id);
+    expect(row).toMatchObject({
+      status: 'PAUSED',
+      paused_reason: 'payment-failed',
+      saved_method: null,
+    });
+    const schedule = await mail.stack.temporal.schedule
+      .getHandle(pledgeScheduleId(pledge.id))
+      .describe();
+    expect(schedule.state.paused).toBe(true);
+    const told = await eventually(async () => {
+      const found = await periodMails(email);
+      return found.length > 0 ? found : undefined;
+    }, 30_000);
+    expect(told).toHaveLength(1);
+    expect(told[0]?.text).toContain(pledge.links.manage);
+    // A paused pledge charges nothing, whatever fires.
+    expect((await runPeriod(pledge.id, ahead(2))).outcome).toBe('paused');
+  });
+
+  it('reads an earlier attempt back before a retry: paid after all, nothing charged again', async () => {
+    const { pledge, firstDonation } = await create('card');
+    const card = await keptMethod(pledge.id, firstDonation.id);
+    setCard(card, 'insufficient_funds');
+    const running = runPeriod(pledge.id, ahead(1));
+    const declined = await eventually(async () => {
+      const row = await mail.stack.db
+        .selectFrom('pledge_periods as p')
+        .innerJoin('donations as d', 'd.id', 'p.donation_id')
+        .select(['d.status', 'd.provider_reference'])
+        .where('p.pledge_id', '=', pledge.id)
+        .where('p.attempt', '=', 0)
+        .where('d.status', '=', 'FAILED')
+        .executeTakeFirst();
+      return row?.provider_reference ?? undefined;
+    }, 30_000);
+    // The charge is paid after all (the bank settles late, the donor confirms it) before the
+    // retry, 2 s later, reads it back.
+    cards.pay(declined);
+    const outcome = await running;
+    expect(outcome).toMatchObject({ outcome: 'paid', attempt: 1 });
+    expect(outcome.donationId).toBeUndefined();
+    const credited = await eventually(async () => {
+      const found = await attempts(pledge.id, outcome.period);
+      return found.credits === 1 ? found : undefined;
+    }, 30_000);
+    expect(credited.rows).toHaveLength(1);
+    expect(credited.payments).toHaveLength(1);
+  });
+
+  it('mails the period’s action when the card asks the donor to authenticate', async () => {
+    const { pledge, firstDonation, email } = await create('card');
+    const card = await keptMethod(pledge.id, firstDonation.id);
+    setCard(card, 'authentication_required');
+    const at = ahead(1);
+    holdPayment(pledge.id, at);
+    const running = runPeriod(pledge.id, at);
+    await payWhenMailed(email, pledge.id, at);
+    const outcome = await running;
+    expect(outcome).toMatchObject({ outcome: 'paid', attempt: 0 });
+    const told = await periodMails(email);
+    expect(told).toHaveLength(1);
+    expect(told[0]?.subject).toContain(outcome.period);
+    expect(told[0]?.text).toContain(pledge.links.manage);
+    expect((await attempts(pledge.id, outcome.period)).credits).toBe(1);
+  });
+
+  it('e-mails the donor’s management link with a period’s receipt', async () => {
+    const { pledge, firstDonation, email } = await create('card');
+    await keptMethod(pledge.id, firstDonation.id);
+    await mail.stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
+      workflowId: `receipts-test-${randomUUID()}`,
+      taskQueue: mail.stack.config.temporal.taskQueue,
+      args: [],
+    });
+    const receipt = await eventually(async () => {
+      const found = (await mailsTo(email)).filter((m) => m.subject?.startsWith('Receipt'));
+      return found.length > 0 ? found : undefined;
+    }, 30_000);
+    expect(receipt).toHaveLength(1);
+    expect(receipt[0]?.text).toContain(`${mail.stack.config.publicUrl}${pledge.links.manage}`);
+  });
+
+  // Stripe's adapter takes cards only; QR codes are the simulator's (and Midtrans', Xendit's).
+  if (name === 'simulator') {
+    it('mails every period of a QR pledge its own action; the first went to the client', async () => {
+      const { pledge, email } = await create('qris');
+      const at = ahead(1);
+      holdPayment(pledge.id, at);
+      const running = runPeriod(pledge.id, at);
+      await payWhenMailed(email, pledge.id, at);
+      const outcome = await running;
+      expect(outcome).toMatchObject({ outcome: 'paid', attempt: 0 });
+      const told = await periodMails(email);
+      expect(told).toHaveLength(1);
+      const payment = mail.stack.simulator.paymentByReference(outcome.donationId ?? '');
+      expect(told[0]?.text).toContain(payment?.action.value);
+      expect((await pledgeRow(pledge.id)).saved_method).toBeNull();
+    });
+  }
+});
