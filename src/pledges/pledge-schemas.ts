@@ -64,6 +64,10 @@ export const PledgeView = Type.Object({
   periods: Type.Array(
     Type.Object({
       period: Type.String({ examples: ['2026-12'] }),
+      attempt: Type.Integer({
+        minimum: 0,
+        description: "0, then the dunning's retries of a period that failed",
+      }),
       donationId: Type.String({ format: 'uuid' }),
       amount: Type.Integer(),
       status: Type.Union([Type.String(), Type.Null()], {
@@ -71,7 +75,7 @@ export const PledgeView = Type.Object({
       }),
       startedAt: Type.String({ format: 'date-time' }),
     }),
-    { description: 'The last 24 periods charged, newest first.' },
+    { description: 'The last 24 attempts to charge a period, newest first.' },
   ),
   links: Type.Object({
     self: Type.String(),

@@ -23,6 +23,7 @@ export function pledgeView(
     createdAt: pledge.createdAt.toISOString(),
     periods: periods.map((period) => ({
       period: period.period,
+      attempt: period.attempt,
       donationId: period.donationId,
       amount: period.amount,
       status: period.status,

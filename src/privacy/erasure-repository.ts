@@ -19,9 +19,10 @@ export interface ErasureResult {
 /**
  * All SQL of a donor's erasure, in one transaction: the donor's fields in `donations` become a
  * pseudonym (name "Erased donor", no e-mail, no message, "Anonymous" on the wall), the edge's
- * copy in `donor_details` is deleted, the donor's pledges get the pseudonym and are cancelled,
- * and the raw bodies of the donor's webhooks are purged, as retention purges them. Amounts, dates, campaigns, ledger entries and receipt numbers stay:
- * the law makes a charity keep them, and the totals must not move.
+ * copy in `donor_details` is deleted, the donor's pledges get the pseudonym, are cancelled and
+ * forget their kept card, and the raw bodies of the donor's webhooks are purged, as retention
+ * purges them. Amounts, dates, campaigns, ledger entries and receipt numbers stay: the law
+ * makes a charity keep them, and the totals must not move.
  */
 export class ErasureRepository {
   constructor(private readonly db: Db) {}
@@ -62,6 +63,8 @@ export class ErasureRepository {
           donor_email: '',
           message: null,
           status: 'CANCELLED',
+          // The reference to the donor's card at the provider goes with them.
+          saved_method: null,
           erased_at: sql`coalesce(erased_at, now())`,
           updated_at: sql`now()`,
         })

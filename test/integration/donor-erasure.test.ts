@@ -16,7 +16,7 @@ import { temporalLogs } from '../support/quiet-temporal';
 import { startMailStack } from '../support/mail-stack';
 import { ops } from '../support/ops';
 import { textOf } from '../support/pdf-text';
-import { CLIENT_SECRET, OPERATOR_SECRET, createCampaign } from '../support/stack';
+import { CLIENT_SECRET, OPERATOR_SECRET, createCampaign, eventually } from '../support/stack';
 import type { Stack } from '../support/stack';
 
 /**
@@ -96,7 +96,8 @@ describe('donor erasure', () => {
         amount: 20_000,
         currency: 'IDR',
         donor: { ...donor, anonymous: false },
-        paymentMethod: 'qris',
+        // A card: the provider keeps it for the next periods, a reference that is the donor's.
+        paymentMethod: 'card',
         interval: 'monthly',
       }),
     });
@@ -108,6 +109,13 @@ describe('donor erasure', () => {
     for (const id of [named, hidden, kept, pledged.firstDonation.id]) {
       await waitForStatus(stack, id, 'CONFIRMED');
     }
+    const keptCard = () =>
+      stack.db
+        .selectFrom('pledges')
+        .select('saved_method')
+        .where('id', '=', pledged.pledge.id)
+        .executeTakeFirstOrThrow();
+    await eventually(async () => (await keptCard()).saved_method ?? undefined, 30_000);
     await stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
       workflowId: `receipts-erasure-${tag}`,
       taskQueue: stack.config.temporal.taskQueue,
@@ -168,6 +176,7 @@ describe('donor erasure', () => {
       .where('id', '=', pledged.pledge.id)
       .executeTakeFirstOrThrow();
     expect(pledgeRow.status).toBe('CANCELLED');
+    expect((await keptCard()).saved_method).toBeNull();
     await expect(
       stack.temporal.schedule.getHandle(pledgeScheduleId(pledged.pledge.id)).describe(),
     ).rejects.toBeInstanceOf(ScheduleNotFoundError);
