@@ -41,6 +41,8 @@ describe('recorded workflow histories', () => {
       'donation-needs-review.json',
       'donation-processing-then-paid.json',
       'late-payment.json',
+      'pledge-period-first.json',
+      'pledge-period-retried.json',
       'reconciliation-run.json',
       'refund-request.json',
       'reversal-dispute-won.json',

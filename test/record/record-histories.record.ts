@@ -7,12 +7,17 @@ import type { PaymentPlan } from '../../src/providers/simulator/simulator-knobs'
 import {
   donationWorkflowId,
   latePaymentWorkflowId,
+  pledgeFirstPeriodWorkflowId,
+  pledgePeriodWorkflowId,
+  pledgeScheduleId,
   refundRequestWorkflowId,
   reversalWorkflowId,
   WorkflowType,
 } from '../../workflows/contracts';
+import type { PledgePeriodWorkflow } from '../../workflows/contracts';
 import { clientAScope, postDonation, waitForStatus } from '../support/donations';
 import {
+  CLIENT_SECRET,
   OPERATOR_SECRET,
   createCampaign,
   donationBody,
@@ -113,6 +118,53 @@ describe('record workflow histories', () => {
         path.join(historiesDir, 'reconciliation-run.json'),
         JSON.stringify(await handle.fetchHistory()),
       );
+    } finally {
+      await stack.stop();
+    }
+  }, 120_000);
+
+  it('records a pledge’s periods: one paid by its kept card, one after a decline', async () => {
+    const stack = await startStack({ autoPayMs: 100, env: { PLEDGE_RETRY_DELAYS: '1s' } });
+    try {
+      const campaignId = await createCampaign(stack.db);
+      const created = await fetch(`${stack.apiUrl}/v1/pledges`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${CLIENT_SECRET}`,
+          'idempotency-key': `history-pledge-${Date.now()}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          ...donationBody(campaignId),
+          paymentMethod: 'card',
+          interval: 'monthly',
+        }),
+      });
+      const { pledge } = (await created.json()) as { pledge: { id: string } };
+      await save(
+        stack.temporal.workflow.getHandle(pledgeFirstPeriodWorkflowId(pledge.id)),
+        'pledge-period-first',
+      );
+      const kept = await eventually(async () => {
+        const row = await stack.db
+          .selectFrom('pledges')
+          .select('saved_method')
+          .where('id', '=', pledge.id)
+          .executeTakeFirstOrThrow();
+        return row.saved_method ?? undefined;
+      });
+      stack.simulator.queueSavedMethod(kept, ['insufficient_funds']);
+      const next = new Date(Date.now() + 32 * 86_400_000);
+      const handle = await stack.temporal.workflow.start<PledgePeriodWorkflow>(
+        WorkflowType.pledgePeriod,
+        {
+          workflowId: `${pledgePeriodWorkflowId(pledge.id)}-history`,
+          taskQueue: stack.config.temporal.taskQueue,
+          args: [{ pledgeId: pledge.id, at: next.toISOString() }],
+        },
+      );
+      await save(handle, 'pledge-period-retried');
+      await stack.temporal.schedule.getHandle(pledgeScheduleId(pledge.id)).delete();
     } finally {
       await stack.stop();
     }
