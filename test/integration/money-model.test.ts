@@ -3,6 +3,7 @@ import type { ProviderProfile } from '../money/history';
 import { generateHistory, runSeed } from '../money/history-generator';
 import { runCase } from '../money/money-driver';
 import { startMoneyStack } from '../money/money-stacks';
+import { CaseTally } from '../money/case-tally';
 
 /**
  * The model-based test of the money (issues 12 and 22): generated provider histories driven
@@ -64,16 +65,10 @@ function batches(provider: string, profile: number): number[][] {
   return out;
 }
 
-/** Per provider: cases run, cases equal to the model, time spent. */
-const tally = new Map<string, { cases: number; matches: number; ms: number }>();
+const tally = new CaseTally();
 
 afterAll(() => {
-  const lines = [...tally].map(
-    ([provider, t]) =>
-      `money model: ${provider}: ${t.cases} cases, ${t.matches} match the model, seed ${SEED}, ` +
-      `${(t.ms / 1000).toFixed(0)} s`,
-  );
-  process.stdout.write(`\n${lines.join('\n')}\n`);
+  process.stdout.write(`\n${tally.summary('money model', SEED)}\n`);
 });
 
 const runs = PROVIDERS.flatMap((provider) =>
@@ -105,23 +100,14 @@ describe.each(runs)('money model: %s (%s)', (provider, profile, i) => {
       const results = await Promise.all(
         batch.map((index) => runCase(ctx, generateHistory(SEED, index, profile))),
       );
-      const failed = results.filter((r) => r.problems.length > 0);
-      const t = tally.get(provider) ?? { cases: 0, matches: 0, ms: 0 };
-      tally.set(provider, {
-        cases: t.cases + results.length,
-        matches: t.matches + results.length - failed.length,
-        ms: t.ms + Date.now() - started,
-      });
-      if (failed.length > 0) {
-        throw new Error(
-          [
-            `${failed.length} of ${results.length} ${profile} cases differ from the model ` +
-              `(seed ${SEED}; one case: MONEY_SEED=${SEED} MONEY_PROVIDERS=${provider} ` +
-              `MONEY_CASES=${cases(provider)} MONEY_CASE=<index>)`,
-            ...failed.map((r) => r.report),
-          ].join('\n\n'),
-        );
-      }
+      tally.check(
+        provider,
+        results,
+        started,
+        `${profile} cases differ from the model ` +
+          `(seed ${SEED}; one case: MONEY_SEED=${SEED} MONEY_PROVIDERS=${provider} ` +
+          `MONEY_CASES=${cases(provider)} MONEY_CASE=<index>)`,
+      );
     },
     // A case waits for deadlines, horizons and resets' reruns; a batch runs its cases at once.
     300_000,

@@ -117,12 +117,17 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
   const holdPayment = (pledgeId: string, at: Date) => {
     cards.hold(firstAttemptId(pledgeId, at));
   };
-  const payWhenMailed = async (email: string, pledgeId: string, at: Date) => {
+  /** Runs next period, whose payment waits for the donor: they pay once they got the e-mail. */
+  const runPaidOnceMailed = async (email: string, pledgeId: string) => {
+    const at = ahead(1);
+    holdPayment(pledgeId, at);
+    const running = runPeriod(pledgeId, at);
     await eventually(
       async () => ((await periodMails(email)).length > 0 ? true : undefined),
       30_000,
     );
     cards.pay(await referenceOf(firstAttemptId(pledgeId, at)));
+    return running;
   };
   const setCard = (method: string, state: SavedMethodState) => {
     cards.setCard(method, state);
@@ -232,21 +237,31 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
     const { pledge, firstDonation } = await create('card');
     const card = await keptMethod(pledge.id, firstDonation.id);
     setCard(card, 'insufficient_funds');
-    const running = runPeriod(pledge.id, ahead(1));
-    const declined = await eventually(async () => {
-      const row = await mail.stack.db
-        .selectFrom('pledge_periods as p')
-        .innerJoin('donations as d', 'd.id', 'p.donation_id')
-        .select(['d.status', 'd.provider_reference'])
-        .where('p.pledge_id', '=', pledge.id)
-        .where('p.attempt', '=', 0)
-        .where('d.status', '=', 'FAILED')
-        .executeTakeFirst();
-      return row?.provider_reference ?? undefined;
+    const period = await mail.stack.temporal.workflow.start<PledgePeriodWorkflow>(
+      WorkflowType.pledgePeriod,
+      {
+        workflowId: `${pledgePeriodWorkflowId(pledge.id)}-test-${randomUUID()}`,
+        taskQueue: mail.stack.config.temporal.taskQueue,
+        args: [{ pledgeId: pledge.id, at: ahead(1).toISOString() }],
+      },
+    );
+    // The first attempt was declined and its end seen: the workflow waits for the retry.
+    await eventually(async () => {
+      const { events } = await period.fetchHistory();
+      return events?.some((event) => event.timerStartedEventAttributes) || undefined;
     }, 30_000);
+    const declined = await mail.stack.db
+      .selectFrom('pledge_periods as p')
+      .innerJoin('donations as d', 'd.id', 'p.donation_id')
+      .select(['d.status', 'd.provider_reference'])
+      .where('p.pledge_id', '=', pledge.id)
+      .where('p.attempt', '=', 0)
+      .where('d.status', '=', 'FAILED')
+      .executeTakeFirstOrThrow();
     // The charge is paid after all (the bank settles late, the donor confirms it) before the
     // retry, 2 s later, reads it back.
-    cards.pay(declined);
+    cards.pay(declined.provider_reference ?? '');
+    const running = period.result();
     const outcome = await running;
     expect(outcome).toMatchObject({ outcome: 'paid', attempt: 1 });
     expect(outcome.donationId).toBeUndefined();
@@ -262,11 +277,7 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
     const { pledge, firstDonation, email } = await create('card');
     const card = await keptMethod(pledge.id, firstDonation.id);
     setCard(card, 'authentication_required');
-    const at = ahead(1);
-    holdPayment(pledge.id, at);
-    const running = runPeriod(pledge.id, at);
-    await payWhenMailed(email, pledge.id, at);
-    const outcome = await running;
+    const outcome = await runPaidOnceMailed(email, pledge.id);
     expect(outcome).toMatchObject({ outcome: 'paid', attempt: 0 });
     const told = await periodMails(email);
     expect(told).toHaveLength(1);
@@ -295,11 +306,7 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
   if (name === 'simulator') {
     it('mails every period of a QR pledge its own action; the first went to the client', async () => {
       const { pledge, email } = await create('qris');
-      const at = ahead(1);
-      holdPayment(pledge.id, at);
-      const running = runPeriod(pledge.id, at);
-      await payWhenMailed(email, pledge.id, at);
-      const outcome = await running;
+      const outcome = await runPaidOnceMailed(email, pledge.id);
       expect(outcome).toMatchObject({ outcome: 'paid', attempt: 0 });
       const told = await periodMails(email);
       expect(told).toHaveLength(1);

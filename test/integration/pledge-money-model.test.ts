@@ -3,6 +3,7 @@ import type { CardStack } from '../support/card-stacks';
 import { generatePledgeHistory } from '../money/pledge-history';
 import { runPledgeCase } from '../money/pledge-driver';
 import { runSeed } from '../money/rng';
+import { CaseTally } from '../money/case-tally';
 
 /**
  * The money model of monthly giving (issue 26): generated pledge histories (periods, declines
@@ -35,15 +36,10 @@ const indices = Array.from({ length: CASES }, (_, i) => i).filter(
 for (let i = 0; i < indices.length; i += CONCURRENCY) {
   batches.push(indices.slice(i, i + CONCURRENCY));
 }
-const tally = new Map<string, { cases: number; matches: number; ms: number }>();
+const tally = new CaseTally();
 
 afterAll(() => {
-  const lines = [...tally].map(
-    ([provider, t]) =>
-      `pledge money model: ${provider}: ${t.cases} cases, ${t.matches} match the model, ` +
-      `seed ${SEED}, ${(t.ms / 1000).toFixed(0)} s`,
-  );
-  process.stdout.write(`\n${lines.join('\n')}\n`);
+  process.stdout.write(`\n${tally.summary('pledge money model', SEED)}\n`);
 });
 
 describe.each(PROVIDERS)('pledge money model: %s', (provider) => {
@@ -82,23 +78,13 @@ describe.each(PROVIDERS)('pledge money model: %s', (provider) => {
               report: `case ${batch[i] ?? '?'}: ${String(outcome.reason)}`,
             },
       );
-      const failed = results.filter((result) => result.problems.length > 0);
-      const t = tally.get(provider) ?? { cases: 0, matches: 0, ms: 0 };
-      tally.set(provider, {
-        cases: t.cases + results.length,
-        matches: t.matches + results.length - failed.length,
-        ms: t.ms + Date.now() - started,
-      });
-      if (failed.length > 0) {
-        throw new Error(
-          [
-            `${failed.length} of ${results.length} ${provider} pledge cases differ from the ` +
-              `model (PLEDGE_MONEY_SEED=${SEED} PLEDGE_MONEY_PROVIDERS=${provider} ` +
-              `PLEDGE_MONEY_CASES=${CASES} PLEDGE_MONEY_CASE=<index>)`,
-            ...failed.map((result) => result.report),
-          ].join('\n\n'),
-        );
-      }
+      tally.check(
+        provider,
+        results,
+        started,
+        `${provider} pledge cases differ from the model (PLEDGE_MONEY_SEED=${SEED} ` +
+          `PLEDGE_MONEY_PROVIDERS=${provider} PLEDGE_MONEY_CASES=${CASES} PLEDGE_MONEY_CASE=<index>)`,
+      );
     },
     600_000,
   );

@@ -13,6 +13,7 @@ import { CLIENT_SECRET, createCampaign } from '../support/stack';
 import { PledgeModel } from './pledge-history';
 import type { ExpectedPeriod, PeriodStep, PledgeHistory } from './pledge-history';
 import { resetWorkflow } from './workflow-control';
+import type { CaseResult } from './case-tally';
 
 const DAY_MS = 86_400_000;
 /** A period ends within its attempts' deadlines and retry delays: far less than this. */
@@ -34,11 +35,6 @@ async function withTimeout<T>(work: Promise<T>, ms: number, why: () => string): 
 const REAL = { kind: 'real' } as const;
 const period = (at: Date) => periodOf('monthly', at, 'Asia/Jakarta', REAL);
 
-export interface PledgeCaseResult {
-  problems: string[];
-  report: string;
-}
-
 /**
  * Plays one generated pledge history on the real stack and checks it against the model: each
  * period's attempts (who they asked), exactly one charge at the provider and one credit for a
@@ -49,7 +45,7 @@ export async function runPledgeCase(
   card: CardStack,
   history: PledgeHistory,
   method: string,
-): Promise<PledgeCaseResult> {
+): Promise<CaseResult> {
   const { stack } = card.mail;
   const campaignId = await createCampaign(stack.db);
   const model = new PledgeModel(history.amount, method === 'card');
@@ -135,7 +131,9 @@ export async function runPledgeCase(
           : await api(`/v1/pledges/${pledgeId}/${step.kind}`, { method: 'POST' });
       log.push(`${step.kind}: ${answer.status}`);
       if ((answer.status === 200) !== accepted) {
-        return { problems: [`${step.kind} answered ${answer.status}`], report: log.join('\n') };
+        const problem = `${step.kind} answered ${answer.status}, the model ${String(accepted)}`;
+        const header = `case ${history.index} (seed ${history.seed})`;
+        return { problems: [problem], report: [header, ...log, problem].join('\n') };
       }
       continue;
     }

@@ -132,9 +132,12 @@ export class PledgeModel {
     return { outcome: 'failed', asksDonor, paidAttempt: undefined, amount: this.amount };
   }
 
-  /** A change through the API: whether it is accepted (a cancelled pledge takes none). */
+  /**
+   * A change through the API: whether it is accepted. A cancelled pledge takes none, but a
+   * cancel again is the same request answered the same (idempotent, nothing changes).
+   */
   change(step: Exclude<PledgeStep, PeriodStep>): boolean {
-    if (this.status === 'CANCELLED') return false;
+    if (this.status === 'CANCELLED') return step.kind === 'cancel';
     if (step.kind === 'amount') this.amount = step.amount;
     else if (step.kind === 'pause') this.status = 'PAUSED';
     else if (step.kind === 'resume') this.status = 'ACTIVE';
