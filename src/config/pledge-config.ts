@@ -26,7 +26,7 @@ const PRODUCTION_MIN_DELAY_MS = UNIT_MS.h ?? 0;
 /**
  * PLEDGE_CALENDAR (`real`; `seconds:<n>` with n dividing 60, outside production only),
  * PLEDGE_TIME_ZONE (Asia/Jakarta) and PLEDGE_RETRY_DELAYS (`1d,3d,7d`: up to 9 durations in
- * s, m, h or d; an hour at least in production; empty for no retries).
+ * s, m, h or d; an hour at least in production; `none` for no retries).
  */
 export function readPledges(
   reader: EnvReader,
@@ -54,7 +54,7 @@ export function readPledges(
 
 function readRetryDelays(reader: EnvReader, problems: string[], production: boolean): number[] {
   const raw = reader.string('PLEDGE_RETRY_DELAYS', '1d,3d,7d').trim();
-  if (raw === '') return [];
+  if (raw === 'none') return [];
   const delays = raw.split(',').map((part) => {
     const match = /^(\d{1,4})([smhd])$/.exec(part.trim());
     return match ? Number(match[1]) * (UNIT_MS[match[2] ?? ''] ?? NaN) : NaN;
