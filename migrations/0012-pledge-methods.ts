@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely';
  * provider's reference to the method a pledge's periods are charged with, without the donor;
  * `paused_reason` says a pledge was paused by galang after its retries failed. A period may
  * take several attempts (the dunning retries), each its own donation: `attempt` joins the key.
- * `notified_at` marks the attempt whose payment action was sent to the donor.
+ * `notified_at` marks the attempt whose payment action was sent to the donor; `gave_up_at` the
+ * last attempt of a period whose failure paused the pledge (once per period).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE pledges ADD COLUMN saved_method text`.execute(db);
@@ -17,6 +18,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ALTER TABLE pledge_periods
       ADD COLUMN attempt smallint NOT NULL DEFAULT 0 CHECK (attempt BETWEEN 0 AND 9),
       ADD COLUMN notified_at timestamptz,
+      ADD COLUMN gave_up_at timestamptz,
       DROP CONSTRAINT pledge_periods_pkey,
       ADD PRIMARY KEY (pledge_id, period, attempt)
   `.execute(db);
@@ -29,6 +31,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       DROP CONSTRAINT pledge_periods_pkey,
       DROP COLUMN attempt,
       DROP COLUMN notified_at,
+      DROP COLUMN gave_up_at,
       ADD PRIMARY KEY (pledge_id, period)
   `.execute(db);
   await sql`ALTER TABLE pledges DROP COLUMN saved_method, DROP COLUMN paused_reason`.execute(db);

@@ -1,4 +1,4 @@
-import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { PledgeActivities } from '../activities/pledge-activities';
 import { ScheduledStartTimeAttribute } from './contracts';
 import type { PledgeAttempt, PledgePeriodInput, PledgePeriodOutcome } from './contracts';
@@ -31,7 +31,12 @@ export async function pledgePeriodWorkflow(input: PledgePeriodInput): Promise<Pl
       donationId: charged.donationId,
     };
     // The first attempt of the first period is shown to the donor by the client that asked.
-    if (!(input.first && attempt === 0)) await noticePledgeDonor(current);
+    if (!(input.first && attempt === 0)) {
+      // An e-mail that cannot go (an address the relay refuses) must not stop the dunning.
+      await noticePledgeDonor(current).catch((error: unknown) => {
+        log.warn('the period notice was not sent', { error: String(error) });
+      });
+    }
     const ended = await settlePledgeAttempt(current);
     if (ended.outcome === 'retry') {
       await sleep(ended.retryInMs);

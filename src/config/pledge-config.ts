@@ -21,7 +21,7 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 };
 
 /** The shortest retry delay production takes: a donor's card is not tried every few minutes. */
-const PRODUCTION_MIN_DELAY_MS = UNIT_MS.h ?? 0;
+const PRODUCTION_MIN_DELAY_MS = 3_600_000;
 
 /**
  * PLEDGE_CALENDAR (`real`; `seconds:<n>` with n dividing 60, outside production only),

@@ -104,6 +104,7 @@ export interface PledgePeriodsTable {
   amount: number;
   started_at: Timestamp;
   notified_at: ColumnType<Date | null, never, Date | string | null>;
+  gave_up_at: ColumnType<Date | null, never, Date | string | null>;
 }
 
 export interface DonationLedgerTable {

@@ -38,10 +38,22 @@ export class PledgeBilling {
     return pledge.savedMethod === null ? { keep: true } : { charge: pledge.savedMethod };
   }
 
+  /** The donation of an attempt already recorded whose donation exists (its workflow ran). */
+  async startedAttempt(
+    pledgeId: string,
+    period: string,
+    attempt: number,
+  ): Promise<string | undefined> {
+    const row = await this.deps.pledges.attempt(pledgeId, period, attempt);
+    if (!row) return undefined;
+    return (await this.deps.donations.findById(row.donationId)) ? row.donationId : undefined;
+  }
+
   /**
-   * Whether an earlier attempt of the period was paid after all: read back from the provider
-   * before a retry, since a retry comes after its idempotency window (Stripe keeps keys 24 h)
-   * and is a new payment. A paid one is credited by its own late-payment workflow.
+   * Whether an earlier attempt of the period was paid after all (a late success: a bank that
+   * settles late, a donor who confirmed an authentication after its deadline), read back from
+   * the provider before a retry, which would be a new payment under a key of its own. A paid
+   * one is credited by its late-payment workflow (the webhook's, or reconciliation's).
    */
   async earlierAttemptPaid(pledgeId: string, period: string, attempt: number): Promise<boolean> {
     for (let earlier = attempt - 1; earlier >= 0; earlier--) {
@@ -72,6 +84,8 @@ export class PledgeBilling {
     if (!donation?.providerReference) return 'not-needed';
     const payment = await this.provider(donation.provider).fetchPayment(donation.providerReference);
     if (payment.status !== 'PENDING') return 'not-needed';
+    // Check, send, mark: two notices at once may both send, but under one Message-ID, which
+    // the donor's client shows once; a crash between send and mark sends again, never nothing.
     if (await this.deps.pledges.wasNotified(attempt.pledgeId, attempt.period, attempt.attempt)) {
       return 'sent-before';
     }
@@ -108,12 +122,15 @@ export class PledgeBilling {
    * under the same Message-ID.
    */
   async pauseForFailure(attempt: PledgeAttempt): Promise<void> {
-    const pledge =
-      (await this.deps.pledges.pauseForFailure(attempt.pledgeId)) ??
-      (await this.deps.pledges.find(attempt.pledgeId));
+    const { pledgeId, period } = attempt;
+    const paused = await this.deps.pledges.pauseForFailure(pledgeId, period, attempt.attempt);
+    // The call that paused, or a retry of it (the period's mark is set and the pledge still
+    // paused for it): the schedule and the donor follow, each idempotent.
+    const pledge = paused ?? (await this.deps.pledges.find(pledgeId));
     if (pledge?.status !== 'PAUSED' || pledge.pausedReason !== 'payment-failed') return;
+    if (!paused && !(await this.deps.pledges.gaveUp(pledgeId, period, attempt.attempt))) return;
     await this.deps.schedules.pause(pledge.id);
-    await this.deps.mailer.sendPaused(pledge, attempt.period, this.deps.manageLink(pledge.id));
+    await this.deps.mailer.sendPaused(pledge, period, this.deps.manageLink(pledge.id));
   }
 
   private async keepMethod(
@@ -125,7 +142,7 @@ export class PledgeBilling {
     if (!pledge || pledge.savedMethod !== null || !providerReference) return;
     if (!this.provider(provider).keepsMethods(pledge.paymentMethod)) return;
     const payment = await this.provider(provider).fetchPayment(providerReference);
-    if (payment.savedMethod) await this.deps.pledges.setSavedMethod(pledgeId, payment.savedMethod);
+    if (payment.savedMethod) await this.deps.pledges.keepMethod(pledgeId, payment.savedMethod);
   }
 
   private provider(name: string): PaymentProvider {

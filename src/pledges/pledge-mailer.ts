@@ -8,6 +8,8 @@ import type { Pledge } from './pledge-repository';
 /** The locale an amount is written in, by currency (receipts write them the same way). */
 const LOCALES: Readonly<Record<string, string>> = { IDR: 'id-ID' };
 
+const giftOf = (pledge: Pledge) => (pledge.interval === 'weekly' ? 'weekly gift' : 'monthly gift');
+
 /** What the donor does with each kind of payment action. */
 const HOW_TO_PAY: Readonly<Record<PaymentAction['type'], string>> = {
   qr: 'Scan this QRIS code with your banking or e-wallet app',
@@ -40,7 +42,7 @@ export class PledgeMailer {
       this.mail.send({
         messageId: stableMessageId(`pledge-${pledge.id}-${period}-${attempt}`, this.from),
         to: pledge.donor.email,
-        subject: `Your monthly gift of ${amount} for ${period}`,
+        subject: `Your ${giftOf(pledge)} of ${amount} for ${period}`,
         text:
           `Your gift of ${amount} for ${period} is ready to pay.\n\n` +
           `${HOW_TO_PAY[action.type]}:\n${action.value}\n\n` +
@@ -55,7 +57,7 @@ export class PledgeMailer {
       this.mail.send({
         messageId: stableMessageId(`pledge-${pledge.id}-${period}-paused`, this.from),
         to: pledge.donor.email,
-        subject: `We could not charge your monthly gift of ${amount}`,
+        subject: `We could not charge your ${giftOf(pledge)} of ${amount}`,
         text:
           `We tried to charge your gift of ${amount} for ${period} several times, without ` +
           `success, so your pledge is paused and nothing more will be charged.\n\n` +

@@ -124,9 +124,11 @@ export class PledgeRepository {
   }
 
   /**
-   * Records that an attempt of `period` charges `donationId`, once: the first action of an
-   * attempt writes the row, every later one (a second fire, a retry, a reset) finds it and gets
-   * the same donation. Every attempt charges the amount the period's first one started with.
+   * Records that an attempt of `period` charges `donationId`, once, and only while the pledge
+   * is active (a cancel between the action's read and this insert stops it here): the first
+   * action of an attempt writes the row, every later one (a second fire, a retry, a reset)
+   * finds it and gets the same donation; undefined when the pledge is no longer active and the
+   * attempt was never recorded. Every attempt charges the amount its period's first started with.
    */
   async startPeriod(
     pledgeId: string,
@@ -134,24 +136,17 @@ export class PledgeRepository {
     attempt: number,
     donationId: string,
     amount: number,
-  ): Promise<{ donationId: string; amount: number }> {
+  ): Promise<{ donationId: string; amount: number } | undefined> {
     const first = attempt === 0 ? undefined : await this.attempt(pledgeId, period, 0);
-    await this.db
-      .insertInto('pledge_periods')
-      .values({
-        pledge_id: pledgeId,
-        period,
-        attempt,
-        donation_id: donationId,
-        amount: first?.amount ?? amount,
-      })
-      // Any key: two actions inserting the same attempt at once may meet on the donation's
-      // unique index first, which a conflict target of the primary key would raise.
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    const row = await this.attempt(pledgeId, period, attempt);
-    if (!row) throw new Error(`Period ${period} of pledge ${pledgeId} vanished after insert`);
-    return row;
+    // Any key: two actions inserting the same attempt at once may meet on the donation's unique
+    // index first, which a conflict target of the primary key would raise.
+    await sql`
+      INSERT INTO pledge_periods (pledge_id, period, attempt, donation_id, amount)
+      SELECT ${pledgeId}, ${period}, ${attempt}, ${donationId}, ${first?.amount ?? amount}
+       WHERE EXISTS (SELECT 1 FROM pledges WHERE id = ${pledgeId} AND status = 'ACTIVE')
+      ON CONFLICT DO NOTHING
+    `.execute(this.db);
+    return this.attempt(pledgeId, period, attempt);
   }
 
   /** One attempt of a period: its donation and amount. */
@@ -168,6 +163,18 @@ export class PledgeRepository {
       .where('attempt', '=', attempt)
       .executeTakeFirst();
     return row && { donationId: row.donation_id, amount: row.amount };
+  }
+
+  /** Whether this attempt's failure paused the pledge (the period's dunning gave up). */
+  async gaveUp(pledgeId: string, period: string, attempt: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('pledge_periods')
+      .select('gave_up_at')
+      .where('pledge_id', '=', pledgeId)
+      .where('period', '=', period)
+      .where('attempt', '=', attempt)
+      .executeTakeFirst();
+    return row?.gave_up_at != null;
   }
 
   /** Whether an attempt's payment action was sent to the donor. */
@@ -217,33 +224,58 @@ export class PledgeRepository {
     }));
   }
 
-  /** Keeps (or forgets, with null) the method the pledge's periods are charged with. */
-  async setSavedMethod(id: string, savedMethod: string | null): Promise<void> {
+  /**
+   * Keeps the method a credited payment left with the provider, for an active pledge that has
+   * none: a payment settling after a cancel or an erasure does not bring a card back.
+   */
+  async keepMethod(id: string, savedMethod: string): Promise<void> {
     await this.db
       .updateTable('pledges')
       .set({ saved_method: savedMethod, updated_at: sql`now()` })
       .where('id', '=', id)
+      .where('status', '=', 'ACTIVE')
+      .where('saved_method', 'is', null)
       .execute();
   }
 
   /**
-   * Pauses an active pledge whose period failed every attempt, and forgets its kept method: a
-   * resumed pledge asks the donor to pay, and keeps the method they pay with then.
+   * Pauses an active pledge whose period failed every attempt, and forgets its kept method (a
+   * resumed pledge asks the donor to pay, and keeps the method they pay with then), once per
+   * period: the period's last attempt is marked given up in the same transaction, so a second
+   * workflow of the period (a second action, a reset) does not pause a pledge resumed since.
+   * Nor does a period a later paid period has overtaken (a weekly pledge's long dunning).
    */
-  async pauseForFailure(id: string): Promise<Pledge | undefined> {
-    const row = await this.db
-      .updateTable('pledges')
-      .set({
-        status: 'PAUSED',
-        paused_reason: 'payment-failed',
-        saved_method: null,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'ACTIVE')
-      .returningAll()
-      .executeTakeFirst();
-    return row && toPledge(row);
+  async pauseForFailure(id: string, period: string, attempt: number): Promise<Pledge | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const marked = await trx
+        .updateTable('pledge_periods')
+        .set({ gave_up_at: sql`now()` })
+        .where('pledge_id', '=', id)
+        .where('period', '=', period)
+        .where('attempt', '=', attempt)
+        .where('gave_up_at', 'is', null)
+        .returning('donation_id')
+        .executeTakeFirst();
+      if (!marked) return undefined;
+      const row = await trx
+        .updateTable('pledges')
+        .set({
+          status: 'PAUSED',
+          paused_reason: 'payment-failed',
+          saved_method: null,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'ACTIVE')
+        .where(
+          sql<boolean>`NOT EXISTS (
+            SELECT 1 FROM pledge_periods p JOIN donations d ON d.id = p.donation_id
+             WHERE p.pledge_id = ${id} AND p.period > ${period} AND d.confirmed_at IS NOT NULL)`,
+        )
+        .returningAll()
+        .executeTakeFirst();
+      return row && toPledge(row);
+    });
   }
 
   /** Pledges by status for operators, newest first. */

@@ -20,7 +20,8 @@ import type { Pledge } from './pledge-repository';
 /**
  * Each pledge's one Temporal Schedule (`pledge-<id>`): every action starts the pledge's period
  * workflow, which charges the period the action's nominal time falls in. Overlaps are allowed
- * (two actions of one period start one donation: its ID derives from pledge and period); a
+ * (two actions of one period start one donation per attempt: its ID derives from pledge, period
+ * and attempt); a
  * period missed while Temporal was down is caught up within three days, after which it is left
  * uncharged rather than charged late. Postgres holds the pledge's status; the schedule follows
  * it, and a period's action checks the row again, so a schedule the API could not pause charges

@@ -30,7 +30,7 @@ export interface PledgeServiceDeps {
   calendar: PledgeCalendar;
   /** The default time zone of a pledge's calendar (PLEDGE_TIME_ZONE). */
   timeZone: string;
-  /** The provider new donations use: a pledge's periods are charged through it. */
+  /** The provider new pledges take; each pledge's periods go through its own, kept on its row. */
   provider: string;
   /** The donor's links to their pledges. */
   links: PledgeLinks;
@@ -46,8 +46,9 @@ const REFUSALS = new Set<ErrorCode>(DONATION_REFUSALS);
 
 /**
  * Monthly giving (docs/pledges.md): a pledge is a row and a Temporal Schedule; each period is an
- * ordinary donation whose ID derives from the pledge and the period, started through the same
- * service as any donation, so a period is charged once whatever fires twice, retries or resets.
+ * ordinary donation (one per attempt) whose ID derives from pledge, period and attempt, started
+ * through the same service as any donation, so an attempt is charged once whatever fires twice,
+ * retries or resets. Attempt 0's ID keeps the period's own key, as before the dunning.
  */
 export class PledgeService {
   constructor(private readonly deps: PledgeServiceDeps) {}
@@ -92,7 +93,9 @@ export class PledgeService {
     if (pledge.status !== 'CANCELLED') {
       await this.temporal(() => this.deps.schedules.ensure(pledge));
     }
-    const { accepted } = await this.startPeriod(pledge, pledge.createdAt, correlationId);
+    const started = await this.startPeriod(pledge, pledge.createdAt, correlationId);
+    if (!started) throw new AppError('pledge-cancelled');
+    const { accepted } = started;
     // The first period's own workflow follows it: its kept method, its dunning.
     await this.temporal(() => this.deps.schedules.followFirstPeriod(pledge));
     return { pledge: await this.view(pledge), firstDonation: accepted };
@@ -116,16 +119,22 @@ export class PledgeService {
     if (pledge.status !== 'ACTIVE') {
       return { ...none, outcome: pledge.status === 'PAUSED' ? 'paused' : 'cancelled' };
     }
+    // An attempt recorded and started is followed to its end, whatever a start would answer
+    // now (a declined one's is a refusal): a retried step or a second action must not end the
+    // period early.
+    const recorded = await this.deps.billing.startedAttempt(pledgeId, period, attempt);
+    if (recorded) return { ...none, outcome: 'started', donationId: recorded };
     if (attempt > 0 && (await this.deps.billing.earlierAttemptPaid(pledgeId, period, attempt))) {
       return { ...none, outcome: 'paid' };
     }
     try {
       // No donor waits on a scheduled period: start it, and let its payment action come.
-      const { accepted } = await this.startPeriod(pledge, at, correlationId, {
+      const started = await this.startPeriod(pledge, at, correlationId, {
         waitForAction: false,
         attempt,
       });
-      return { ...none, outcome: 'started', donationId: accepted.id };
+      if (!started) return { ...none, outcome: 'cancelled' };
+      return { ...none, outcome: 'started', donationId: started.accepted.id };
     } catch (error) {
       if (error instanceof AppError && REFUSALS.has(error.code)) {
         return { ...none, outcome: 'refused' };
@@ -174,7 +183,7 @@ export class PledgeService {
     at: Date,
     correlationId: string,
     { waitForAction = true, attempt = 0 }: { waitForAction?: boolean; attempt?: number } = {},
-  ): Promise<{ period: string; accepted: DonationAccepted }> {
+  ): Promise<{ period: string; accepted: DonationAccepted } | undefined> {
     const period = periodOf(pledge.interval, at, pledge.timeZone, this.deps.calendar);
     // The attempt's donation is keyed like a client's request: the same attempt, the same ID.
     const scope: IdempotencyScope = {
@@ -186,14 +195,17 @@ export class PledgeService {
     // Refused before the period is recorded, so a campaign that closed leaves no period naming
     // a donation that never was (the start checks again, for its own callers).
     await this.deps.donations.assertAcceptable(pledge, pledge.provider);
-    // The amount the period was first started with, whatever changed since.
-    const { amount } = await this.deps.pledges.startPeriod(
+    // The amount the period was first started with, whatever changed since; none when the
+    // pledge stopped being active since it was read (cancelled, paused).
+    const recorded = await this.deps.pledges.startPeriod(
       pledge.id,
       period,
       attempt,
       deriveUuid(scope),
       pledge.amount,
     );
+    if (!recorded) return undefined;
+    const { amount } = recorded;
     const accepted = await this.deps.donations.create(
       scope,
       {

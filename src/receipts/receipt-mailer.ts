@@ -76,7 +76,7 @@ export class ReceiptMailer implements ReceiptSender {
         `Thank you for your donation of ${amount} to "${record.campaignTitle}".\n` +
         `Receipt ${record.number}.\n\nThe receipt, also attached: ${url}\n` +
         (record.pledgeId
-          ? `\nYour monthly gift: pause, resume or cancel it here: ${this.pledgeLink(record.pledgeId)}\n`
+          ? `\nYour pledge: pause, resume or cancel it here: ${this.pledgeLink(record.pledgeId)}\n`
           : ''),
     };
   }
