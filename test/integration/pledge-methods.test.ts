@@ -236,6 +236,29 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
     expect((await runPeriod(pledge.id, ahead(2))).outcome).toBe('paused');
   });
 
+  it('follows a failed period again without ending it early or pausing a resumed pledge', async () => {
+    const { pledge, firstDonation } = await create('card');
+    const card = await keptMethod(pledge.id, firstDonation.id);
+    setCard(card, 'expired_card');
+    const at = ahead(1);
+    expect(await runPeriod(pledge.id, at)).toMatchObject({ outcome: 'failed', attempt: 2 });
+    // The donor resumes; then the period's action runs again (a second action, a reset).
+    const resumed = await fetch(
+      `${mail.stack.apiUrl}${pledge.links.manage.replace('/manage', '/manage/resume')}`,
+      {
+        method: 'POST',
+      },
+    );
+    expect(resumed.status).toBe(200);
+    const again = await runPeriod(pledge.id, at);
+    expect(again).toMatchObject({ outcome: 'failed', attempt: 2 });
+    expect((await pledgeRow(pledge.id)).status).toBe('ACTIVE');
+    const { rows, credits, payments } = await attempts(pledge.id, again.period);
+    expect(rows).toHaveLength(3);
+    expect(credits).toBe(0);
+    expect(payments).toHaveLength(3);
+  });
+
   it('reads an earlier attempt back before a retry: paid after all, nothing charged again', async () => {
     const { pledge, firstDonation } = await create('card');
     const card = await keptMethod(pledge.id, firstDonation.id);
