@@ -25,7 +25,8 @@ function boot(entry: string, env: Record<string, string>) {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    child.once('exit', (code) => {
+    // 'close', not 'exit': at 'exit' the child's stderr may still hold unread data.
+    child.once('close', (code) => {
       resolve({ code, stderr });
     });
   });

@@ -112,7 +112,8 @@ export function runUntilExit(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
     }, timeoutMs);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': at 'exit' the child's stderr may still hold unread data.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });
     });
