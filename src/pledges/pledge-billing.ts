@@ -86,9 +86,12 @@ export class PledgeBilling {
     if (payment.status !== 'PENDING') return 'not-needed';
     // Check, send, mark: two notices at once may both send, but under one Message-ID, which
     // the donor's client shows once; a crash between send and mark sends again, never nothing.
-    if (await this.deps.pledges.wasNotified(attempt.pledgeId, attempt.period, attempt.attempt)) {
-      return 'sent-before';
-    }
+    const recorded = await this.deps.pledges.attempt(
+      attempt.pledgeId,
+      attempt.period,
+      attempt.attempt,
+    );
+    if (recorded?.notified) return 'sent-before';
     const { period } = attempt;
     const link = this.deps.manageLink(pledge.id);
     await this.deps.mailer.sendPeriodAction(pledge, period, attempt.attempt, answer.action, link);
@@ -128,7 +131,9 @@ export class PledgeBilling {
     // paused for it): the schedule and the donor follow, each idempotent.
     const pledge = paused ?? (await this.deps.pledges.find(pledgeId));
     if (pledge?.status !== 'PAUSED' || pledge.pausedReason !== 'payment-failed') return;
-    if (!paused && !(await this.deps.pledges.gaveUp(pledgeId, period, attempt.attempt))) return;
+    if (!paused && !(await this.deps.pledges.attempt(pledgeId, period, attempt.attempt))?.gaveUp) {
+      return;
+    }
     await this.deps.schedules.pause(pledge.id);
     await this.deps.mailer.sendPaused(pledge, period, this.deps.manageLink(pledge.id));
   }

@@ -149,44 +149,32 @@ export class PledgeRepository {
     return this.attempt(pledgeId, period, attempt);
   }
 
-  /** One attempt of a period: its donation and amount. */
+  /**
+   * One attempt of a period: its donation and amount, whether its payment action was sent to
+   * the donor, and whether its failure ended the period's dunning.
+   */
   async attempt(
     pledgeId: string,
     period: string,
     attempt: number,
-  ): Promise<{ donationId: string; amount: number } | undefined> {
+  ): Promise<
+    { donationId: string; amount: number; notified: boolean; gaveUp: boolean } | undefined
+  > {
     const row = await this.db
       .selectFrom('pledge_periods')
-      .select(['donation_id', 'amount'])
+      .select(['donation_id', 'amount', 'notified_at', 'gave_up_at'])
       .where('pledge_id', '=', pledgeId)
       .where('period', '=', period)
       .where('attempt', '=', attempt)
       .executeTakeFirst();
-    return row && { donationId: row.donation_id, amount: row.amount };
-  }
-
-  /** Whether this attempt's failure paused the pledge (the period's dunning gave up). */
-  async gaveUp(pledgeId: string, period: string, attempt: number): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('pledge_periods')
-      .select('gave_up_at')
-      .where('pledge_id', '=', pledgeId)
-      .where('period', '=', period)
-      .where('attempt', '=', attempt)
-      .executeTakeFirst();
-    return row?.gave_up_at != null;
-  }
-
-  /** Whether an attempt's payment action was sent to the donor. */
-  async wasNotified(pledgeId: string, period: string, attempt: number): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('pledge_periods')
-      .select('notified_at')
-      .where('pledge_id', '=', pledgeId)
-      .where('period', '=', period)
-      .where('attempt', '=', attempt)
-      .executeTakeFirst();
-    return row?.notified_at != null;
+    return (
+      row && {
+        donationId: row.donation_id,
+        amount: row.amount,
+        notified: row.notified_at !== null,
+        gaveUp: row.gave_up_at !== null,
+      }
+    );
   }
 
   /** Marks an attempt's payment action sent to the donor; true for the one call that did. */
