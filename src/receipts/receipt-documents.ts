@@ -1,5 +1,7 @@
 import { isSupportedCurrency } from '../money/currency';
 import type { ReceiptDocument } from './receipt-document';
+import type { ReceiptFonts } from './receipt-fonts';
+import { renderReceiptPdf } from './receipt-pdf';
 import type { ReceiptRecord } from './receipt-repository';
 import { linkToken } from '../security/link-token';
 
@@ -16,9 +18,17 @@ export interface ReceiptSettings {
 /** The locale amounts and dates are written in, by the campaign's currency. */
 const LOCALES: Record<string, string> = { IDR: 'id-ID' };
 
-/** Turns a numbered ledger row into what its PDF and e-mail show. */
+/** Turns a numbered ledger row into what its PDF and e-mail show, and renders the PDF. */
 export class ReceiptDocuments {
-  constructor(private readonly settings: ReceiptSettings) {}
+  constructor(
+    private readonly settings: ReceiptSettings,
+    private readonly fonts: ReceiptFonts,
+  ) {}
+
+  /** The document's PDF, the same bytes every time. */
+  render(document: ReceiptDocument): Promise<Buffer> {
+    return renderReceiptPdf(document, this.fonts);
+  }
 
   /** The PDF's link, with its token: what the e-mail carries and the client's API returns. */
   pdfUrl(number: string): string {

@@ -6,7 +6,6 @@ import { FailureType } from '../../workflows/contracts';
 import { formatReceiptAmount } from './receipt-document';
 import type { ReceiptDocument } from './receipt-document';
 import type { ReceiptDocuments } from './receipt-documents';
-import { renderReceiptPdf } from './receipt-pdf';
 import type { ReceiptRecord, ReceiptRepository } from './receipt-repository';
 
 /**
@@ -42,7 +41,7 @@ export class ReceiptMailer implements ReceiptSender {
       return 'no-address' as const;
     }
     const document = this.documents.document(record);
-    const pdf = await renderReceiptPdf(document);
+    const pdf = await this.documents.render(document);
     await sendOrFail(() =>
       this.mail.send({
         messageId,

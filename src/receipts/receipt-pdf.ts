@@ -1,25 +1,21 @@
 import PDFDocument from 'pdfkit';
 import type { ReceiptDocument } from './receipt-document';
+import type { ReceiptFonts, Weight } from './receipt-fonts';
 import {
   assertValidReceiptDocument,
   formatReceiptAmount,
   formatReceiptDate,
 } from './receipt-document';
 
-/**
- * DejaVu Sans covers Latin, Cyrillic, Greek, Arabic and Hebrew, so donor names in those scripts
- * print as written; pdfkit embeds only the glyphs used (a subset tagged from the font's id, F1/F2,
- * not at random). Not covered yet: CJK. No installed package ships a CJK font (node_modules holds
- * only DejaVu, pdfjs-dist's Latin standard fonts and playwright's icon font), so a Chinese,
- * Japanese or Korean name prints as empty boxes. The fix is a CJK-capable font such as Noto Sans
- * CJK or Source Han Sans added as a dependency and used for the runs DejaVu lacks glyphs for.
- * Right-to-left: a wholly Arabic or Hebrew value prints right to left (see ONE_RUN), but neither
- * pdfkit nor this module has a bidi algorithm, so a value mixing RTL and LTR words is laid out in
- * the direction of its first strong script. Each value is therefore drawn on its own, never glued
- * to a label.
+/*
+ * Each value is drawn in the first font that covers all of it (ReceiptFonts: DejaVu Sans, then
+ * Noto Sans SC, then KR), so Latin, Cyrillic, Greek, Arabic, Hebrew, Chinese, Japanese and Korean
+ * names print as written; pdfkit embeds only the glyphs used (a subset tagged from the font's id,
+ * not at random). Right-to-left: a wholly Arabic or Hebrew value prints right to left (see
+ * ONE_RUN), but neither pdfkit nor this module has a bidi algorithm, so a value mixing RTL and LTR
+ * words is laid out in the direction of its first strong script. Each value is therefore drawn on
+ * its own, never glued to a label.
  */
-const FONT_REGULAR = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
-const FONT_BOLD = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
 
 const MARGIN = 56;
 const LABEL_WIDTH = 150;
@@ -41,21 +37,61 @@ const TITLES = {
   'credit-note': { en: 'Credit note', id: 'Nota kredit' },
 } as const;
 
+/** How a value is set: the font's weight (the face follows the text), size and colour. */
+interface Style {
+  readonly weight: Weight;
+  readonly size: number;
+  readonly color: string;
+}
+
+const HEADING: Style = { weight: 'bold', size: 16, color: 'black' };
+const TITLE: Style = { weight: 'bold', size: 22, color: 'black' };
+const SUBTITLE: Style = { weight: 'regular', size: 12, color: MUTED };
+const NOTICE: Style = { weight: 'bold', size: 11, color: 'black' };
+const VALUE: Style = { weight: 'bold', size: 11, color: 'black' };
+const SMALL: Style = { weight: 'regular', size: 9, color: MUTED };
+const LINK_TEXT: Style = { weight: 'regular', size: 9, color: LINK };
+
+/** A PDF and the fonts its values are drawn in; every line goes through `write`. */
+class Pen {
+  constructor(
+    readonly pdf: PDFKit.PDFDocument,
+    private readonly fonts: ReceiptFonts,
+  ) {}
+
+  get width(): number {
+    return this.pdf.page.width - 2 * MARGIN;
+  }
+
+  write(
+    text: string,
+    style: Style,
+    options: PDFKit.Mixins.TextOptions = {},
+    at?: [number, number],
+  ): void {
+    const { pdf } = this;
+    pdf.font(this.fonts.fontFor(text, style.weight)).fontSize(style.size).fillColor(style.color);
+    const layout = { ...ONE_RUN, width: this.width, ...options };
+    if (at === undefined) pdf.text(text, layout);
+    else pdf.text(text, at[0], at[1], layout);
+  }
+}
+
 /**
  * Renders a receipt or credit note as an A4 PDF. The same document gives the same bytes:
  * CreationDate and ModDate are issuedAt (pdfkit would stamp the wall clock), and the trailer /ID,
  * which pdfkit computes as an MD5 over the info dictionary, is thereby fixed by the info alone,
  * whose Title carries the number; so two documents differ in /ID when their numbers do. The
- * bytes also depend on pdfkit, fontkit, zlib and ICU versions, so pin them to keep old receipts
- * re-renderable byte for byte.
+ * bytes also depend on pdfkit, fontkit, the fonts, zlib and ICU versions, so pin them to keep old
+ * receipts re-renderable byte for byte.
  */
-export async function renderReceiptPdf(doc: ReceiptDocument): Promise<Buffer> {
+export async function renderReceiptPdf(doc: ReceiptDocument, fonts: ReceiptFonts): Promise<Buffer> {
   assertValidReceiptDocument(doc);
   const title = TITLES[doc.kind];
   const pdf = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
-    font: FONT_REGULAR,
+    font: fonts.fontFor('', 'regular'),
     lang: doc.locale,
     displayTitle: true,
     info: {
@@ -69,10 +105,11 @@ export async function renderReceiptPdf(doc: ReceiptDocument): Promise<Buffer> {
     },
   });
   const done = collect(pdf);
-  drawHeader(pdf, doc);
-  drawTitle(pdf, doc, title);
-  drawDetails(pdf, doc);
-  drawVerification(pdf, doc.verificationUrl);
+  const pen = new Pen(pdf, fonts);
+  drawHeader(pen, doc);
+  drawTitle(pen, doc, title);
+  drawDetails(pen, doc);
+  drawVerification(pen, doc.verificationUrl);
   pdf.end();
   return done;
 }
@@ -88,58 +125,34 @@ function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
   });
 }
 
-function contentWidth(pdf: PDFKit.PDFDocument): number {
-  return pdf.page.width - 2 * MARGIN;
-}
-
-function drawHeader(pdf: PDFKit.PDFDocument, doc: ReceiptDocument): void {
-  const width = contentWidth(pdf);
-  pdf
-    .font(FONT_BOLD)
-    .fontSize(16)
-    .fillColor('black')
-    .text(doc.organization.name, { ...ONE_RUN, width });
-  pdf.font(FONT_REGULAR).fontSize(9).fillColor(MUTED);
-  pdf.text(doc.organization.address, { ...ONE_RUN, width });
-  pdf.text(`Tax ID / NPWP: ${doc.organization.taxId}`, { ...ONE_RUN, width });
+function drawHeader(pen: Pen, doc: ReceiptDocument): void {
+  pen.write(doc.organization.name, HEADING);
+  pen.write(doc.organization.address, SMALL);
+  pen.write(`Tax ID / NPWP: ${doc.organization.taxId}`, SMALL);
+  const { pdf } = pen;
   pdf.moveDown(0.5);
   const y = pdf.y;
   pdf
     .moveTo(MARGIN, y)
-    .lineTo(MARGIN + width, y)
+    .lineTo(MARGIN + pen.width, y)
     .lineWidth(0.5)
     .strokeColor('#999999')
     .stroke();
   pdf.moveDown(1);
 }
 
-function drawTitle(
-  pdf: PDFKit.PDFDocument,
-  doc: ReceiptDocument,
-  title: { en: string; id: string },
-): void {
-  const width = contentWidth(pdf);
-  pdf
-    .font(FONT_BOLD)
-    .fontSize(22)
-    .fillColor('black')
-    .text(title.en, MARGIN, pdf.y, { ...ONE_RUN, width });
-  pdf
-    .font(FONT_REGULAR)
-    .fontSize(12)
-    .fillColor(MUTED)
-    .text(title.id, { ...ONE_RUN, width });
+function drawTitle(pen: Pen, doc: ReceiptDocument, title: { en: string; id: string }): void {
+  pen.write(title.en, TITLE, {}, [MARGIN, pen.pdf.y]);
+  pen.write(title.id, SUBTITLE);
   if (doc.kind === 'credit-note' && doc.refersTo !== undefined) {
-    pdf.moveDown(0.4);
-    pdf.font(FONT_BOLD).fontSize(11).fillColor('black');
-    pdf.text(`Reverses receipt ${doc.refersTo}`, { ...ONE_RUN, width });
-    pdf.font(FONT_REGULAR).fontSize(9).fillColor(MUTED);
-    pdf.text(`Membatalkan kuitansi ${doc.refersTo}`, { ...ONE_RUN, width });
+    pen.pdf.moveDown(0.4);
+    pen.write(`Reverses receipt ${doc.refersTo}`, NOTICE);
+    pen.write(`Membatalkan kuitansi ${doc.refersTo}`, SMALL);
   }
-  pdf.moveDown(1.2);
+  pen.pdf.moveDown(1.2);
 }
 
-function drawDetails(pdf: PDFKit.PDFDocument, doc: ReceiptDocument): void {
+function drawDetails(pen: Pen, doc: ReceiptDocument): void {
   const rows: [string, string][] = [
     ['Number / Nomor', doc.number],
     ['Campaign / Kampanye', doc.campaignTitle],
@@ -148,30 +161,23 @@ function drawDetails(pdf: PDFKit.PDFDocument, doc: ReceiptDocument): void {
     ['Date / Tanggal', formatReceiptDate(doc.issuedAt, doc.timeZone, doc.locale)],
     ['Payment method / Metode', doc.paymentMethod],
   ];
-  for (const [label, value] of rows) drawRow(pdf, label, value);
+  for (const [label, value] of rows) drawRow(pen, label, value);
 }
 
 /** A label and its value side by side; the next row starts below whichever wrapped further. */
-function drawRow(pdf: PDFKit.PDFDocument, label: string, value: string): void {
+function drawRow(pen: Pen, label: string, value: string): void {
+  const { pdf } = pen;
   const top = pdf.y;
-  const valueWidth = pdf.page.width - MARGIN - VALUE_X;
-  pdf.font(FONT_REGULAR).fontSize(9).fillColor(MUTED);
-  pdf.text(label, MARGIN, top + 1.5, { ...ONE_RUN, width: LABEL_WIDTH });
+  pen.write(label, SMALL, { width: LABEL_WIDTH }, [MARGIN, top + 1.5]);
   const labelBottom = pdf.y;
-  pdf.font(FONT_BOLD).fontSize(11).fillColor('black');
-  pdf.text(value, VALUE_X, top, { ...ONE_RUN, width: valueWidth });
+  pen.write(value, VALUE, { width: pdf.page.width - MARGIN - VALUE_X }, [VALUE_X, top]);
   pdf.x = MARGIN;
   pdf.y = Math.max(labelBottom, pdf.y) + 6;
 }
 
-function drawVerification(pdf: PDFKit.PDFDocument, url: string): void {
-  const width = contentWidth(pdf);
-  pdf.moveDown(1.5);
-  pdf.font(FONT_REGULAR).fontSize(9).fillColor(MUTED);
-  pdf.text('Verify this document at / Verifikasi dokumen ini di:', MARGIN, pdf.y, {
-    ...ONE_RUN,
-    width,
-  });
-  pdf.fillColor(LINK).text(url, { ...ONE_RUN, width, link: url, underline: true });
-  pdf.fillColor('black');
+function drawVerification(pen: Pen, url: string): void {
+  pen.pdf.moveDown(1.5);
+  pen.write('Verify this document at / Verifikasi dokumen ini di:', SMALL, {}, [MARGIN, pen.pdf.y]);
+  pen.write(url, LINK_TEXT, { link: url, underline: true });
+  pen.pdf.fillColor('black');
 }

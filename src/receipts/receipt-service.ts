@@ -1,6 +1,5 @@
 import type { Static } from '@sinclair/typebox';
 import type { ReceiptDocuments } from './receipt-documents';
-import { renderReceiptPdf } from './receipt-pdf';
 import type { ReceiptRecord, ReceiptRepository } from './receipt-repository';
 import type { DonationReceipts, ReceiptDocumentView } from './receipt-schemas';
 import { isLinkToken } from '../security/link-token';
@@ -17,7 +16,7 @@ export class ReceiptService {
   async pdf(number: string, token: string): Promise<Buffer | undefined> {
     if (!isLinkToken(this.tokenSecrets, `receipt:${number}`, token)) return undefined;
     const record = await this.receipts.find(number);
-    return record && renderReceiptPdf(this.documents.document(record));
+    return record && this.documents.render(this.documents.document(record));
   }
 
   /** A donation's receipt and credit notes, for its own client only; undefined otherwise. */

@@ -30,6 +30,7 @@ import { Reconciler } from '../reconciliation/reconciler';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import { MailSender } from '../mail/mail-sender';
 import { ReceiptDocuments } from '../receipts/receipt-documents';
+import { ReceiptFonts } from '../receipts/receipt-fonts';
 import { ReceiptMailer } from '../receipts/receipt-mailer';
 import { ReceiptRepository } from '../receipts/receipt-repository';
 import { ReceiptService } from '../receipts/receipt-service';
@@ -105,12 +106,15 @@ export function createServices(config: Config, resources: Resources): Services {
   const receipts = new ReceiptRepository(db);
   const wallCache = new DonorWallCache(resources.redis);
   const tokenSecrets = [...config.mail.receiptTokenSecrets.values()];
-  const receiptDocuments = new ReceiptDocuments({
-    organization: config.mail.organization,
-    timeZone: config.mail.organization.timeZone,
-    publicUrl: config.publicUrl,
-    tokenSecrets,
-  });
+  const receiptDocuments = new ReceiptDocuments(
+    {
+      organization: config.mail.organization,
+      timeZone: config.mail.organization.timeZone,
+      publicUrl: config.publicUrl,
+      tokenSecrets,
+    },
+    new ReceiptFonts(),
+  );
   const delivery = new WebhookDelivery({
     inbox,
     donations: webhookDb === db ? donations : new DonationRepository(webhookDb),

@@ -1,7 +1,11 @@
 import { textOf } from '../support/pdf-text';
 import type { ReceiptDocument } from '../../src/receipts/receipt-document';
 import { formatReceiptAmount, formatReceiptDate } from '../../src/receipts/receipt-document';
-import { renderReceiptPdf } from '../../src/receipts/receipt-pdf';
+import { ReceiptFonts } from '../../src/receipts/receipt-fonts';
+import { renderReceiptPdf as renderWith } from '../../src/receipts/receipt-pdf';
+
+const fonts = new ReceiptFonts();
+const renderReceiptPdf = (doc: ReceiptDocument) => renderWith(doc, fonts);
 
 const receipt: ReceiptDocument = {
   kind: 'receipt',
@@ -89,6 +93,11 @@ describe('renderReceiptPdf', () => {
     ['Hebrew', 'שרה כהן'],
     // Several words: shaped word by word, they came out in left-to-right order.
     ['Arabic', 'محمد عبد الله'],
+    // DejaVu has no glyph for these: they printed as empty boxes.
+    ['Chinese', '李小龙'],
+    ['Japanese', '山田 はなこ'],
+    ['Korean', '김민준'],
+    ['Latin and Chinese', 'Wei 王伟'],
   ])('prints a %s donor name as written', async (_script, donorName) => {
     const text = await textOf(await renderReceiptPdf({ ...receipt, donorName }));
     expect(text).toContain(donorName);
