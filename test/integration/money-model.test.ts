@@ -14,7 +14,8 @@ import { CaseTally } from '../money/case-tally';
  * replays a run, `MONEY_CASE` some of its cases (`3` or `3,17`), `MONEY_CONCURRENCY` how many
  * run at once; `MONEY_CASES=500 npm run test:money` is the long run. A provider's cases
  * alternate between its profiles by index (the simulator's QRIS, verified QRIS and virtual
- * account, Stripe's two endpoint versions, Midtrans' QRIS and Mandiri Bill). The plain `npm test` leaves out the profiles in `KNOWN_FAILING`.
+ * account, Stripe's two endpoint versions, Midtrans' QRIS and Mandiri Bill). Every profile
+ * runs in the plain `npm test` too.
  */
 const PROFILES: Record<string, readonly ProviderProfile[]> = {
   simulator: ['simulator', 'simulator-verify', 'simulator-va'],
@@ -29,14 +30,6 @@ const PROVIDERS = (process.env.MONEY_PROVIDERS ?? 'simulator,stripe,midtrans,xen
 for (const name of PROVIDERS) {
   if (!Object.hasOwn(PROFILES, name)) throw new Error(`MONEY_PROVIDERS: no provider ${name}`);
 }
-/**
- * Profiles left out of the plain `npm test` only (no MONEY_PROVIDERS, no MONEY_CASES), because
- * most seeded samples of them meet open defects of issue 22; any explicit money run
- * (`npm run test:money`, `MONEY_CASES=…`, `MONEY_PROVIDERS=…`) runs them. Remove an entry with
- * the fix of its items.
- */
-const KNOWN_FAILING: Partial<Record<ProviderProfile, string>> = {};
-const EXPLICIT = process.env.MONEY_PROVIDERS !== undefined || process.env.MONEY_CASES !== undefined;
 const DEFAULT_CASES: Record<string, number> = { simulator: 16 };
 const cases = (provider: string) => Number(process.env.MONEY_CASES ?? DEFAULT_CASES[provider] ?? 4);
 const CONCURRENCY = Number(process.env.MONEY_CONCURRENCY ?? 8);
@@ -45,13 +38,9 @@ const SEED = runSeed(process.env.MONEY_SEED);
 const PAYMENT_TIMEOUT_SECONDS = 4;
 const SETTLE_HORIZON_SECONDS = 4;
 
-const skipped = EXPLICIT ? [] : Object.entries(KNOWN_FAILING);
 process.stdout.write(
   `\nmoney model: seed ${SEED}, providers ${PROVIDERS.join(',')} ` +
-    `(replay: MONEY_SEED=${SEED} MONEY_PROVIDERS=<name> MONEY_CASES=<n> MONEY_CASE=<index>)\n` +
-    skipped
-      .map(([profile, why]) => `money model: ${profile} left out of npm test (${why})\n`)
-      .join(''),
+    `(replay: MONEY_SEED=${SEED} MONEY_PROVIDERS=<name> MONEY_CASES=<n> MONEY_CASE=<index>)\n`,
 );
 
 /** Case indices of one profile of a provider, in batches that run at once. */
@@ -74,8 +63,7 @@ afterAll(() => {
 const runs = PROVIDERS.flatMap((provider) =>
   (PROFILES[provider] ?? [])
     .map((profile, i) => [provider, profile, i] as const)
-    .filter(([, , i]) => batches(provider, i).length > 0)
-    .filter(([, profile]) => EXPLICIT || KNOWN_FAILING[profile] === undefined),
+    .filter(([, , i]) => batches(provider, i).length > 0),
 );
 
 describe.each(runs)('money model: %s (%s)', (provider, profile, i) => {
