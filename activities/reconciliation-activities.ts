@@ -1,6 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Reconciler } from '../src/reconciliation/reconciler';
 import type {
+  PersonalDataPurged,
   ProviderSweepResult,
   ReconciliationReport,
   StuckDecision,
@@ -74,9 +75,11 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     },
 
     /** Purges page by page; a retried attempt finds the purged rows gone from its index. */
-    async purgeWebhookBodies(): Promise<number> {
-      const purged = await deps.reconciler.purgeWebhookBodies();
-      if (purged > 0) log.info('raw webhook bodies purged', { purged });
+    async purgeExpiredPersonalData(): Promise<PersonalDataPurged> {
+      const purged = await deps.reconciler.purgeExpiredPersonalData();
+      if (purged.bodiesPurged > 0 || purged.donorDetailsPurged > 0) {
+        log.info('personal data past its retention purged', { ...purged });
+      }
       return purged;
     },
 

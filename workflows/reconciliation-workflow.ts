@@ -7,7 +7,7 @@ const {
   repairCampaignTotals,
   handBackStuckDonations,
   redeliverInbox,
-  purgeWebhookBodies,
+  purgeExpiredPersonalData,
   recordReconciliationRun,
 } = proxyActivities<ReconciliationActivities>(reconciliationActivity);
 const { sweepProviderTruth } = proxyActivities<ReconciliationActivities>(providerSweepActivity);
@@ -16,7 +16,8 @@ const { sweepProviderTruth } = proxyActivities<ReconciliationActivities>(provide
  * One reconciliation pass, started by the worker's schedule (or `npm run ops -- reconcile`):
  * repair campaign totals that drifted from the ledger, hand stuck donations back to a workflow,
  * deliver webhooks nobody delivered, read the providers' records of money that can still move,
- * drop the payer data of raw webhook bodies past their retention, and record what was done. See docs/operations.md.
+ * drop personal data past its retention (raw webhook bodies' payer data, donor details of
+ * starts that never happened), and record what was done. See docs/operations.md.
  */
 export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
   const { runId, workflowId } = workflowInfo();
@@ -25,7 +26,7 @@ export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
   const inboxRedelivered = await redeliverInbox();
   // After the inbox: what was recorded is applied first, the providers' records then fill in.
   const providerSweep = await sweepProviderTruth();
-  const bodiesPurged = await purgeWebhookBodies();
+  const purged = await purgeExpiredPersonalData();
   const report: ReconciliationReport = {
     runId,
     workflowId,
@@ -33,7 +34,7 @@ export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
     stuckRestarted,
     inboxRedelivered,
     providerSweep,
-    bodiesPurged,
+    ...purged,
   };
   await recordReconciliationRun(report);
   return report;

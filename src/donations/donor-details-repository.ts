@@ -14,8 +14,9 @@ export class DonorDetailsRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Written before the workflow starts; a retry of the same key writes nothing again (the body
-   * is the same: the idempotency layer refused any other), nor once the donation is recorded.
+   * Written before the workflow starts; a retry of the same key writes no field again (the body
+   * is the same: the idempotency layer refused any other), nor anything once the donation is
+   * recorded. It renews `created_at`, so a retry keeps the row from {@link purgeOrphans}.
    */
   async save(donationId: string, details: DonorDetails): Promise<void> {
     const { donor, message } = details;
@@ -23,8 +24,39 @@ export class DonorDetailsRepository {
       INSERT INTO donor_details (donation_id, donor_name, donor_email, donor_anonymous, message)
       SELECT ${donationId}, ${donor.name}, ${donor.email}, ${donor.anonymous}, ${message ?? null}
        WHERE NOT EXISTS (SELECT 1 FROM donations WHERE id = ${donationId})
-      ON CONFLICT (donation_id) DO NOTHING
+      ON CONFLICT (donation_id) DO UPDATE SET created_at = now()
     `.execute(this.db);
+  }
+
+  /**
+   * Deletes, up to `limit`, the rows of accepts older than `hours` whose donation was never
+   * recorded: a start that failed (the client got a 503) and was not retried. The record step
+   * moves a row within seconds, so one this old has no workflow coming for it.
+   */
+  async purgeOrphans(hours: number, limit: number): Promise<number> {
+    const { rows } = await sql<{ donation_id: string }>`
+      DELETE FROM donor_details t
+       WHERE t.donation_id IN (
+               SELECT d.donation_id FROM donor_details d
+                WHERE d.created_at < now() - make_interval(hours => ${hours})
+                  AND NOT EXISTS (SELECT 1 FROM donations WHERE id = d.donation_id)
+                ORDER BY d.created_at
+                LIMIT ${limit})
+         -- Checked again on the row itself: a retry's save that renewed it meanwhile keeps it.
+         AND t.created_at < now() - make_interval(hours => ${hours})
+      RETURNING t.donation_id
+    `.execute(this.db);
+    return rows.length;
+  }
+
+  /** How many rows {@link purgeOrphans} would delete now: what a reconciliation dry run shows. */
+  async countOrphans(hours: number): Promise<number> {
+    const { rows } = await sql<{ count: number }>`
+      SELECT count(*)::int AS count FROM donor_details d
+       WHERE d.created_at < now() - make_interval(hours => ${hours})
+         AND NOT EXISTS (SELECT 1 FROM donations WHERE id = d.donation_id)
+    `.execute(this.db);
+    return rows[0]?.count ?? 0;
   }
 
   /** The donor of a donation not yet recorded, as the edge took it. */

@@ -1,4 +1,5 @@
 import type { ProgressCache } from '../campaigns/progress-cache';
+import type { DonorDetailsRepository } from '../donations/donor-details-repository';
 import type { DeliveryLog, WebhookDelivery } from '../webhooks/webhook-delivery';
 import { forEachPage } from '../webhooks/webhook-inbox-repository';
 import type { InboxEntry, WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
@@ -7,6 +8,7 @@ import { sweepProviderTruth } from './provider-sweep';
 import type { ProviderSweepDeps } from './provider-sweep';
 import type { StuckDonations } from './stuck-donations';
 import type {
+  PersonalDataPurged,
   ProviderSweepResult,
   ReconciliationReport,
   StuckDecision,
@@ -24,6 +26,8 @@ export interface ReconcilerDeps {
   providerSweep: ProviderSweepDeps;
   /** Raw webhook bodies older than this many days are purged (WEBHOOK_BODY_RETENTION_DAYS). */
   bodyRetentionDays: number;
+  /** The donor's data of accepts whose donation was never recorded: purged after a day. */
+  donorDetails: DonorDetailsRepository;
 }
 
 /** What a dry run shows: everything a run would touch, computed without changing anything. */
@@ -34,12 +38,19 @@ export interface ReconciliationPlan {
   inbox: InboxEntry[];
   /** Raw webhook bodies past their retention, which a run would purge (a run takes a bounded share). */
   bodiesToPurge: number;
+  /** Donor details of starts that never happened, which a run would delete. */
+  donorDetailsToPurge: number;
 }
 
 const INBOX_LIMIT = 100;
 /** Raw bodies purged per statement, and statements per run: a backlog takes several runs. */
 const PURGE_PAGE = 500;
 const PURGE_PAGES_PER_RUN = 20;
+/**
+ * A donor's details wait in `donor_details` from the accept until the record step, seconds; a
+ * row a day old belongs to a start that failed and was never retried (a retry renews it).
+ */
+const ORPHAN_DONOR_DETAILS_HOURS = 24;
 
 /**
  * The three checks behind the reconciliation workflow, each safe to re-run: campaign totals
@@ -58,6 +69,7 @@ export class Reconciler {
         olderThanMs: this.deps.graceSeconds * 1000,
       }),
       bodiesToPurge: await this.deps.inbox.countPurgeable(this.deps.bodyRetentionDays),
+      donorDetailsToPurge: await this.deps.donorDetails.countOrphans(ORPHAN_DONOR_DETAILS_HOURS),
     };
   }
 
@@ -115,18 +127,18 @@ export class Reconciler {
   }
 
   /**
-   * Drops the payer data of raw webhook bodies past their retention, oldest first, a page at a
-   * time and at most {@link PURGE_PAGES_PER_RUN} pages a run; the parsed events stay. Answers
-   * how many bodies were purged.
+   * Drops personal data past its retention, oldest first, a page at a time and at most
+   * {@link PURGE_PAGES_PER_RUN} pages of each a run: the payer data of raw webhook bodies (the
+   * parsed events stay) and the donor details of starts that never happened.
    */
-  async purgeWebhookBodies(): Promise<number> {
-    let purged = 0;
-    for (let page = 0; page < PURGE_PAGES_PER_RUN; page++) {
-      const count = await this.deps.inbox.purgeBodies(this.deps.bodyRetentionDays, PURGE_PAGE);
-      purged += count;
-      if (count < PURGE_PAGE) break;
-    }
-    return purged;
+  async purgeExpiredPersonalData(): Promise<PersonalDataPurged> {
+    const { inbox, donorDetails, bodyRetentionDays } = this.deps;
+    return {
+      bodiesPurged: await purgeInPages(() => inbox.purgeBodies(bodyRetentionDays, PURGE_PAGE)),
+      donorDetailsPurged: await purgeInPages(() =>
+        donorDetails.purgeOrphans(ORPHAN_DONOR_DETAILS_HOURS, PURGE_PAGE),
+      ),
+    };
   }
 
   recordRun(report: ReconciliationReport): Promise<void> {
@@ -154,4 +166,15 @@ export class Reconciler {
       log.warn(details, message);
     });
   }
+}
+
+/** Runs one page's purge until a page comes back short, or for {@link PURGE_PAGES_PER_RUN} pages. */
+async function purgeInPages(purgePage: () => Promise<number>): Promise<number> {
+  let purged = 0;
+  for (let page = 0; page < PURGE_PAGES_PER_RUN; page++) {
+    const count = await purgePage();
+    purged += count;
+    if (count < PURGE_PAGE) break;
+  }
+  return purged;
 }

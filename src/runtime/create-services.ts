@@ -104,6 +104,7 @@ export function createServices(config: Config, resources: Resources): Services {
   const webhookDb = resources.webhookDb ?? db;
   const inbox = new WebhookInboxRepository(webhookDb);
   const receipts = new ReceiptRepository(db);
+  const donorDetails = new DonorDetailsRepository(db);
   const wallCache = new DonorWallCache(resources.redis);
   const tokenSecrets = [...config.mail.receiptTokenSecrets.values()];
   const receiptDocuments = new ReceiptDocuments(
@@ -127,7 +128,7 @@ export function createServices(config: Config, resources: Resources): Services {
     temporal,
     campaigns,
     donations,
-    donorDetails: new DonorDetailsRepository(db),
+    donorDetails,
     providers,
     followUps,
     taskQueue,
@@ -225,6 +226,7 @@ export function createServices(config: Config, resources: Resources): Services {
         windowDays: config.reconciliation.providerWindowDays,
       },
       bodyRetentionDays: config.webhooks.bodyRetentionDays,
+      donorDetails,
     }),
   };
 }

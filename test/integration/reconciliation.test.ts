@@ -8,6 +8,9 @@ import {
 import { WorkflowType } from '../../workflows/contracts';
 import type { ReconciliationReport } from '../../workflows/contracts';
 import { ProgressCache } from '../../src/campaigns/progress-cache';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { DonorDetailsRepository } from '../../src/donations/donor-details-repository';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
 import { effectsOf, totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
@@ -327,6 +330,38 @@ describe('reconciliation', () => {
 
     const again = await runReconciliationNow(stack.temporal, taskQueue);
     expect(again.bodiesPurged).toBe(0);
+  });
+
+  it('deletes the donor details of a start that never happened a day on, not a retried one', async () => {
+    const details = new DonorDetailsRepository(stack.db);
+    const donor = {
+      name: 'Orphan Donor',
+      email: `orphan-${Date.now()}@example.com`,
+      anonymous: false,
+    };
+    const [abandoned, retried, fresh] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [abandoned, retried, fresh]) await details.save(id, { donor, message: 'hi' });
+    await stack.db
+      .updateTable('donor_details')
+      .set({ created_at: sql<Date>`now() - interval '25 hours'` })
+      .where('donation_id', 'in', [abandoned, retried])
+      .execute();
+    // The client retried the failed start with the same key: the edge saved the same fields again.
+    await details.save(retried, { donor, message: 'hi' });
+
+    const report = await runReconciliationNow(stack.temporal, taskQueue);
+
+    expect(report.donorDetailsPurged).toBe(1);
+    const left = await stack.db
+      .selectFrom('donor_details')
+      .select('donation_id')
+      .where('donation_id', 'in', [abandoned, retried, fresh])
+      .execute();
+    expect(left.map((r) => r.donation_id).sort()).toEqual([retried, fresh].sort());
+    await stack.db
+      .deleteFrom('donor_details')
+      .where('donation_id', 'in', [retried, fresh])
+      .execute();
   });
 
   describe('through the ops CLI', () => {

@@ -35,12 +35,18 @@ export interface ProviderSweepResult {
   failed: number;
 }
 
-export interface ReconciliationReport extends TotalsResult {
+/** What a run purged of personal data past its retention. */
+export interface PersonalDataPurged {
+  /** Raw webhook bodies whose payer data this run dropped (WEBHOOK_BODY_RETENTION_DAYS). */
+  bodiesPurged: number;
+  /** Donor details of accepts whose donation was never recorded, a day on. */
+  donorDetailsPurged: number;
+}
+
+export interface ReconciliationReport extends TotalsResult, PersonalDataPurged {
   runId: string;
   workflowId: string;
   stuckRestarted: StuckDecision[];
   inboxRedelivered: number;
   providerSweep: ProviderSweepResult;
-  /** Raw webhook bodies whose payer data this run dropped (WEBHOOK_BODY_RETENTION_DAYS). */
-  bodiesPurged: number;
 }

@@ -58,6 +58,9 @@ posts what the ledger lacks. Needs a running worker.
         : `Webhooks that would be delivered again: ${plan.inbox.map((e) => e.id).join(', ')}`,
     );
     io.out(`Webhook bodies past retention (payer data a run purges): ${plan.bodiesToPurge}`);
+    io.out(
+      `Donor details of starts that never happened (a run deletes): ${plan.donorDetailsToPurge}`,
+    );
     io.out(DRY_RUN_NOTE);
     return ExitCode.ok;
   },
