@@ -1,3 +1,4 @@
+import type { MailDeliveryRepository } from '../src/receipts/mail-delivery-repository';
 import type { ReceiptIssuer, ReceiptRepository } from '../src/receipts/receipt-repository';
 import type { ReceiptWorkflows } from '../src/receipts/receipt-workflows';
 import type { WorkerMetrics } from '../src/temporal/worker-metrics';
@@ -10,6 +11,7 @@ export interface ReceiptSender {
 
 export interface ReceiptActivityDeps {
   receipts: ReceiptRepository;
+  mailDeliveries: MailDeliveryRepository;
   issuer: ReceiptIssuer;
   receiptWorkflows: ReceiptWorkflows;
   sender: ReceiptSender;
@@ -30,12 +32,12 @@ export function createReceiptActivities(deps: ReceiptActivityDeps) {
      * between starts it again, which its ID makes a no-op.
      */
     async dispatchReceiptMail(limit: number): Promise<{ started: number; more: boolean }> {
-      const numbers = await deps.receipts.mailQueue(limit);
+      const numbers = await deps.mailDeliveries.mailQueue(limit);
       let started = 0;
       for (const number of numbers) {
         if (await deps.receiptWorkflows.startMail(number)) started++;
       }
-      await deps.receipts.dropFromMailQueue(numbers);
+      await deps.mailDeliveries.dropFromMailQueue(numbers);
       return { started, more: numbers.length === limit };
     },
 
@@ -46,7 +48,7 @@ export function createReceiptActivities(deps: ReceiptActivityDeps) {
     },
 
     async recordMailFailure(number: string, error: string): Promise<void> {
-      await deps.receipts.endDelivery(number, 'failed', error.slice(0, 1000));
+      await deps.mailDeliveries.endDelivery(number, 'failed', error.slice(0, 1000));
       deps.metrics.receiptMails.add(1, { outcome: 'failed' });
     },
   };

@@ -11,6 +11,7 @@ import * as receipts from './0009-receipts';
 import * as donorDetails from './0010-donor-details';
 import * as pledges from './0011-pledges';
 import * as pledgeMethods from './0012-pledge-methods';
+import * as giveBackReceipts from './0013-give-back-receipts';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0010-donor-details': donorDetails,
   '0011-pledges': pledges,
   '0012-pledge-methods': pledgeMethods,
+  '0013-give-back-receipts': giveBackReceipts,
 };

@@ -217,7 +217,7 @@ export interface ReceiptsTable {
   seq: number;
   ledger_entry_id: number;
   donation_id: string;
-  /** A credit note's receipt. */
+  /** What it reverses: a credit note's receipt, a give-back's credit note (migration 0013). */
   refers_to: string | null;
   issued_at: Timestamp;
 }

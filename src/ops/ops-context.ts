@@ -8,6 +8,7 @@ import type { DonationService } from '../donations/donation-service';
 import type { DonorErasure } from '../privacy/donor-erasure';
 import type { PledgeRepository } from '../pledges/pledge-repository';
 import type { Reconciler } from '../reconciliation/reconciler';
+import type { MailDeliveryRepository } from '../receipts/mail-delivery-repository';
 import type { ReceiptRepository } from '../receipts/receipt-repository';
 import type { ReceiptWorkflows } from '../receipts/receipt-workflows';
 import type { WebhookDelivery } from '../webhooks/webhook-delivery';
@@ -36,5 +37,6 @@ export interface OpsContext {
   delivery: WebhookDelivery;
   reconciler: Reconciler;
   receipts: ReceiptRepository;
+  mailDeliveries: MailDeliveryRepository;
   receiptWorkflows: ReceiptWorkflows;
 }

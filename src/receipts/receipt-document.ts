@@ -9,7 +9,10 @@ export interface ReceiptDocument {
   kind: 'receipt' | 'credit-note';
   /** The document's own number, printed and hashed into the PDF's /ID. */
   number: string;
-  /** The receipt a credit note reverses; required for a credit note, refused on a receipt. */
+  /**
+   * The document this one reverses: a credit note's receipt (required), or, on a give-back's
+   * receipt (a refund that failed, a dispute won), the credit note whose money came back.
+   */
   refersTo?: string;
   organization: { name: string; address: string; taxId: string };
   campaignTitle: string;
@@ -71,7 +74,7 @@ export function formatReceiptDate(issuedAt: Date, timeZone: string, locale: stri
 
 /**
  * Refuses a document that would print something misleading: a credit note that names no receipt,
- * a receipt that claims to reverse one, or a blank number (it also seeds the PDF's /ID).
+ * a blank reference, or a blank number (it also seeds the PDF's /ID).
  */
 export function assertValidReceiptDocument(doc: ReceiptDocument): void {
   if (doc.number.trim() === '') throw new RangeError('a document needs a number');
@@ -79,7 +82,7 @@ export function assertValidReceiptDocument(doc: ReceiptDocument): void {
   if (doc.kind === 'credit-note' && !reverses) {
     throw new RangeError('a credit note must name the receipt it reverses');
   }
-  if (doc.kind === 'receipt' && doc.refersTo !== undefined) {
-    throw new RangeError('a receipt reverses nothing; refersTo is for credit notes');
+  if (doc.refersTo !== undefined && !reverses) {
+    throw new RangeError('refersTo, when given, must name a document');
   }
 }

@@ -6,6 +6,7 @@ import { FailureType } from '../../workflows/contracts';
 import { formatReceiptAmount } from './receipt-document';
 import type { ReceiptDocument } from './receipt-document';
 import type { ReceiptDocuments } from './receipt-documents';
+import type { MailDeliveryRepository } from './mail-delivery-repository';
 import type { ReceiptRecord, ReceiptRepository } from './receipt-repository';
 
 /**
@@ -20,6 +21,7 @@ export function receiptMessageId(number: string, from: string): string {
 export class ReceiptMailer implements ReceiptSender {
   constructor(
     private readonly receipts: ReceiptRepository,
+    private readonly deliveries: MailDeliveryRepository,
     private readonly documents: ReceiptDocuments,
     private readonly mail: MailSender,
     private readonly from: string,
@@ -33,11 +35,11 @@ export class ReceiptMailer implements ReceiptSender {
       throw ApplicationFailure.nonRetryable(`No receipt ${number}`, FailureType.Permanent);
     }
     const messageId = receiptMessageId(number, this.from);
-    if (!(await this.receipts.beginDelivery(number, messageId))) {
+    if (!(await this.deliveries.beginDelivery(number, messageId))) {
       return 'sent-before' as const;
     }
     if (!record.donorEmail) {
-      await this.receipts.endDelivery(number, 'no-address');
+      await this.deliveries.endDelivery(number, 'no-address');
       return 'no-address' as const;
     }
     const document = this.documents.document(record);
@@ -50,7 +52,7 @@ export class ReceiptMailer implements ReceiptSender {
         attachments: [{ filename: `${number}.pdf`, content: pdf, contentType: 'application/pdf' }],
       }),
     );
-    await this.receipts.endDelivery(number, 'sent');
+    await this.deliveries.endDelivery(number, 'sent');
     return 'sent' as const;
   }
 
@@ -67,6 +69,16 @@ export class ReceiptMailer implements ReceiptSender {
           `${amount} of your donation to "${record.campaignTitle}" went back to you.\n` +
           `Credit note ${record.number} reverses receipt ${record.refersTo ?? '(none)'}.\n\n` +
           `The credit note, also attached: ${url}\n`,
+      };
+    }
+    if (record.refersTo) {
+      return {
+        subject: `Receipt ${record.number}: ${amount} counted as your donation again (${record.campaignTitle})`,
+        text:
+          `The ${amount} that credit note ${record.refersTo} returned to you stayed with ` +
+          `"${record.campaignTitle}" in the end (the refund failed, or the dispute was decided ` +
+          `for the campaign).\nReceipt ${record.number} reverses that credit note.\n\n` +
+          `The receipt, also attached: ${url}\n`,
       };
     }
     return {

@@ -37,6 +37,13 @@ const TITLES = {
   'credit-note': { en: 'Credit note', id: 'Nota kredit' },
 } as const;
 
+/** What each kind reverses when it names a document: a credit note a receipt, a receipt (a
+ * give-back) a credit note. */
+const REVERSED = {
+  receipt: { en: 'credit note', id: 'nota kredit' },
+  'credit-note': { en: 'receipt', id: 'kuitansi' },
+} as const;
+
 /** How a value is set: the font's weight (the face follows the text), size and colour. */
 interface Style {
   readonly weight: Weight;
@@ -144,10 +151,11 @@ function drawHeader(pen: Pen, doc: ReceiptDocument): void {
 function drawTitle(pen: Pen, doc: ReceiptDocument, title: { en: string; id: string }): void {
   pen.write(title.en, TITLE, {}, [MARGIN, pen.pdf.y]);
   pen.write(title.id, SUBTITLE);
-  if (doc.kind === 'credit-note' && doc.refersTo !== undefined) {
+  if (doc.refersTo !== undefined) {
+    const reversed = REVERSED[doc.kind];
     pen.pdf.moveDown(0.4);
-    pen.write(`Reverses receipt ${doc.refersTo}`, NOTICE);
-    pen.write(`Membatalkan kuitansi ${doc.refersTo}`, SMALL);
+    pen.write(`Reverses ${reversed.en} ${doc.refersTo}`, NOTICE);
+    pen.write(`Membatalkan ${reversed.id} ${doc.refersTo}`, SMALL);
   }
   pen.pdf.moveDown(1.2);
 }

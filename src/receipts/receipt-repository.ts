@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database';
-import type { MailDeliveryStatus, ReceiptSeries } from '../db/schema';
+import type { ReceiptSeries } from '../db/schema';
 import type { LedgerEntryType } from '../../workflows/contracts';
 import { receiptNumber } from './receipt-number';
 
@@ -45,15 +45,20 @@ interface DueEntry {
   donation_id: string;
   entry_type: LedgerEntryType;
   year: number;
+  /** The ledger entry this one undoes, whose document it names: see {@link issueDue}. */
+  reverses: number | null;
 }
 
-const SERIES: Partial<Record<LedgerEntryType, ReceiptSeries>> = {
+/** Money that left the campaign gets a credit note; money that came (back) in, a receipt. */
+const SERIES: Record<LedgerEntryType, ReceiptSeries> = {
   DONATION: 'receipt',
   REFUND: 'credit-note',
   CHARGEBACK: 'credit-note',
+  REFUND_REVERSAL: 'receipt',
+  CHARGEBACK_REVERSAL: 'receipt',
 };
 
-/** Receipts, credit notes and their mail: the only SQL about them. */
+/** Receipts and credit notes: their numbering and reads (their mail: MailDeliveryRepository). */
 export class ReceiptRepository {
   constructor(private readonly db: Db) {}
 
@@ -61,6 +66,9 @@ export class ReceiptRepository {
    * Numbers up to `limit` queued ledger entries, in ledger order, in one transaction: the queue
    * rows go as the numbers come, so a failed pass leaves neither a hole nor a number twice.
    * The advisory lock makes a second writer (an operator's run beside the schedule's) wait.
+   * A document names the one it reverses: a refund's or chargeback's credit note the donation's
+   * receipt; a give-back's receipt (the refund failed, the dispute was won) that credit note.
+   * What it reverses is an earlier ledger entry, so numbered before it, here or in a past pass.
    */
   async issueDue(issuer: ReceiptIssuer, limit: number): Promise<IssuedBatch> {
     return this.db.transaction().execute(async (trx) => {
@@ -69,7 +77,19 @@ export class ReceiptRepository {
       );
       const { rows: due } = await sql<DueEntry>`
         SELECT l.id, q.mail, l.donation_id, l.entry_type,
-               extract(year FROM l.created_at AT TIME ZONE ${issuer.timeZone})::int AS year
+               extract(year FROM l.created_at AT TIME ZONE ${issuer.timeZone})::int AS year,
+               (SELECT o.id FROM donation_ledger o
+                 WHERE o.donation_id = l.donation_id AND o.id < l.id
+                   AND CASE l.entry_type
+                         WHEN 'REFUND' THEN o.entry_type = 'DONATION'
+                         WHEN 'CHARGEBACK' THEN o.entry_type = 'DONATION'
+                         WHEN 'REFUND_REVERSAL' THEN
+                           o.entry_type = 'REFUND' AND o.external_ref = l.external_ref
+                         WHEN 'CHARGEBACK_REVERSAL' THEN
+                           o.entry_type = 'CHARGEBACK' AND o.external_ref = l.external_ref
+                         ELSE false
+                       END
+                 ORDER BY o.id LIMIT 1) AS reverses
         FROM receipt_queue q JOIN donation_ledger l ON l.id = q.ledger_entry_id
         ORDER BY q.ledger_entry_id
         LIMIT ${limit + 1}
@@ -84,15 +104,15 @@ export class ReceiptRepository {
         GROUP BY series, year
       `.execute(trx);
       const next = new Map(last.map((r) => [`${r.series}:${String(r.year)}`, r.seq]));
-      const receiptOf = await this.receiptsOf(trx, batch);
+      const numberOf = await this.numbersOf(trx, batch);
       const mailed = new Set(batch.filter((e) => e.mail).map((e) => e.id));
       const rows = batch.map((entry) => {
-        const series = SERIES[entry.entry_type] ?? 'receipt';
+        const series = SERIES[entry.entry_type];
         const key = `${series}:${String(entry.year)}`;
         const seq = (next.get(key) ?? 0) + 1;
         next.set(key, seq);
         const number = receiptNumber(issuer.prefix, series, entry.year, seq);
-        if (series === 'receipt') receiptOf.set(entry.donation_id, number);
+        numberOf.set(entry.id, number);
         return {
           number,
           organization: issuer.prefix,
@@ -101,7 +121,7 @@ export class ReceiptRepository {
           seq,
           ledger_entry_id: entry.id,
           donation_id: entry.donation_id,
-          refers_to: series === 'credit-note' ? (receiptOf.get(entry.donation_id) ?? null) : null,
+          refers_to: entry.reverses === null ? null : (numberOf.get(entry.reverses) ?? null),
         };
       });
       await trx.insertInto('receipts').values(rows).execute();
@@ -124,38 +144,16 @@ export class ReceiptRepository {
     });
   }
 
-  /** The receipts already given to the donations a batch's credit notes reverse. */
-  private async receiptsOf(trx: Db, batch: DueEntry[]): Promise<Map<string, string>> {
-    const donations = batch.filter((e) => SERIES[e.entry_type] === 'credit-note');
-    if (donations.length === 0) return new Map();
+  /** The numbers already given to the entries a batch's documents reverse, by ledger entry. */
+  private async numbersOf(trx: Db, batch: DueEntry[]): Promise<Map<number, string>> {
+    const reversed = batch.flatMap((e) => (e.reverses === null ? [] : [e.reverses]));
+    if (reversed.length === 0) return new Map();
     const found = await trx
       .selectFrom('receipts')
-      .select(['donation_id', 'number'])
-      .where('series', '=', 'receipt')
-      .where(
-        'donation_id',
-        'in',
-        donations.map((e) => e.donation_id),
-      )
+      .select(['ledger_entry_id', 'number'])
+      .where('ledger_entry_id', 'in', reversed)
       .execute();
-    return new Map(found.map((r) => [r.donation_id, r.number]));
-  }
-
-  /** Documents whose mail workflow is still to start, oldest first. */
-  async mailQueue(limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('mail_queue')
-      .select('receipt_number')
-      .orderBy('queued_at')
-      .orderBy('receipt_number')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.receipt_number);
-  }
-
-  async dropFromMailQueue(numbers: readonly string[]): Promise<void> {
-    if (numbers.length === 0) return;
-    await this.db.deleteFrom('mail_queue').where('receipt_number', 'in', numbers).execute();
+    return new Map(found.map((r) => [r.ledger_entry_id, r.number]));
   }
 
   async find(number: string): Promise<ReceiptRecord | undefined> {
@@ -180,59 +178,6 @@ export class ReceiptRepository {
       .where('id', '=', donationId)
       .executeTakeFirst();
     return row?.client_id;
-  }
-
-  /**
-   * Starts (or starts again) a document's delivery; false when it was sent already, so a
-   * retried activity or a reset workflow never sends it twice.
-   */
-  async beginDelivery(number: string, messageId: string): Promise<boolean> {
-    const row = await this.db
-      .insertInto('mail_deliveries')
-      .values({ receipt_number: number, message_id: messageId, status: 'sending' })
-      .onConflict((oc) =>
-        oc
-          .column('receipt_number')
-          .doUpdateSet({
-            status: 'sending',
-            attempts: sql`mail_deliveries.attempts + 1`,
-            updated_at: sql`now()`,
-          })
-          .where('mail_deliveries.status', 'not in', ['sent', 'no-address']),
-      )
-      .returning('status')
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  async endDelivery(
-    number: string,
-    status: Exclude<MailDeliveryStatus, 'sending'>,
-    error?: string,
-  ): Promise<void> {
-    await this.db
-      .updateTable('mail_deliveries')
-      .set({
-        status,
-        last_error: error ?? null,
-        updated_at: sql`now()`,
-        ...(status === 'sent' ? { sent_at: sql<Date>`now()` } : {}),
-      })
-      .where('receipt_number', '=', number)
-      // Only an attempt's own row: a late failure never undoes a send recorded before it.
-      .where('status', '=', 'sending')
-      .execute();
-  }
-
-  /** Deliveries that did not end sent, for the ops CLI and the metrics. */
-  async unsent(limit: number) {
-    return this.db
-      .selectFrom('mail_deliveries')
-      .select(['receipt_number', 'status', 'attempts', 'last_error', 'updated_at'])
-      .where('status', 'in', ['sending', 'failed'])
-      .orderBy('updated_at')
-      .limit(limit)
-      .execute();
   }
 
   private records() {

@@ -29,6 +29,7 @@ import { verifiesWithProvider } from '../providers/provider-verification';
 import { Reconciler } from '../reconciliation/reconciler';
 import { ReconciliationRepository } from '../reconciliation/reconciliation-repository';
 import { MailSender } from '../mail/mail-sender';
+import { MailDeliveryRepository } from '../receipts/mail-delivery-repository';
 import { ReceiptDocuments } from '../receipts/receipt-documents';
 import { ReceiptFonts } from '../receipts/receipt-fonts';
 import { ReceiptMailer } from '../receipts/receipt-mailer';
@@ -79,6 +80,7 @@ export interface Services {
   intake: WebhookIntake;
   reconciler: Reconciler;
   receipts: ReceiptRepository;
+  mailDeliveries: MailDeliveryRepository;
   receiptDocuments: ReceiptDocuments;
   receiptService: ReceiptService;
   receiptWorkflows: ReceiptWorkflows;
@@ -104,6 +106,7 @@ export function createServices(config: Config, resources: Resources): Services {
   const webhookDb = resources.webhookDb ?? db;
   const inbox = new WebhookInboxRepository(webhookDb);
   const receipts = new ReceiptRepository(db);
+  const mailDeliveries = new MailDeliveryRepository(db);
   const donorDetails = new DonorDetailsRepository(db);
   const wallCache = new DonorWallCache(resources.redis);
   const tokenSecrets = [...config.mail.receiptTokenSecrets.values()];
@@ -157,11 +160,13 @@ export function createServices(config: Config, resources: Resources): Services {
   });
   return {
     receipts,
+    mailDeliveries,
     receiptDocuments,
     receiptService: new ReceiptService(receipts, receiptDocuments, tokenSecrets),
     receiptWorkflows: new ReceiptWorkflows(temporal, taskQueue),
     receiptMailer: new ReceiptMailer(
       receipts,
+      mailDeliveries,
       receiptDocuments,
       mailSender,
       config.mail.from,

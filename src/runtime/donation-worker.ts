@@ -110,6 +110,7 @@ async function createWorkerOn(
   const { mail } = options.config;
   const receiptActivities = createReceiptActivities({
     receipts: services.receipts,
+    mailDeliveries: services.mailDeliveries,
     issuer: { prefix: mail.organization.receiptPrefix, timeZone: mail.organization.timeZone },
     receiptWorkflows: services.receiptWorkflows,
     sender: services.receiptMailer,

@@ -9,6 +9,7 @@ import { receiptMailWorkflowId, WorkflowType } from '../../workflows/contracts';
 import type { ReceiptsWorkflow } from '../../workflows/contracts';
 import { resetDonationWorkflow } from '../money/workflow-control';
 import { waitForStatus } from '../support/donations';
+import { paymentOf } from '../support/money';
 import { ops } from '../support/ops';
 import { startMailStack } from '../support/mail-stack';
 import { textOf } from '../support/pdf-text';
@@ -127,6 +128,41 @@ describe('receipts', () => {
     await expect(
       stack.temporal.workflow.getHandle(receiptMailWorkflowId(note?.number ?? '')).result(),
     ).resolves.toBe('sent');
+  });
+
+  it('gives a dispute won a receipt that reverses its credit note, each mailed once', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 30_000);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    const dispute = stack.simulator.openDispute(await paymentOf(stack, id));
+    await waitForStatus(stack, id, 'CHARGED_BACK');
+    await runWriter();
+    stack.simulator.closeDispute(dispute.id, 'won');
+    await waitForStatus(stack, id, 'CONFIRMED');
+    await runWriter();
+
+    const [receipt, giveBack, ...more] = (await numbersOf('receipt')).filter(
+      (r) => r.donation_id === id,
+    );
+    const notes = (await numbersOf('credit-note')).filter((r) => r.donation_id === id);
+    expect(more).toEqual([]);
+    expect(notes.map((n) => n.refers_to)).toEqual([receipt?.number]);
+    expect(receipt?.refers_to).toBeNull();
+    // Money that came back in: a receipt, in the receipts' own sequence.
+    expect(giveBack?.number).toMatch(new RegExp(`^${prefix}-\\d{4}-\\d{6}$`));
+    expect(giveBack?.refers_to).toBe(notes[0]?.number);
+    const mail = await eventually(async () =>
+      (await mails()).find((m) => numberOf(m.messageId) === giveBack?.number),
+    );
+    expect(mail.subject).toContain('counted as your donation again');
+    const text = await textOf(mail.attachments[0]?.content ?? Buffer.alloc(0));
+    expect(text).toContain(`Reverses credit note ${notes[0]?.number ?? '?'}`);
+    expect(text).toContain('Rp 30.000');
+    const documents = [receipt?.number, notes[0]?.number, giveBack?.number];
+    const sent = async () =>
+      (await mails()).filter((m) => documents.includes(numberOf(m.messageId)));
+    await eventually(async () => ((await sent()).length >= 3 ? true : undefined));
+    expect(await sent()).toHaveLength(3);
   });
 
   it('serves the PDF with the link token and the documents to their client only', async () => {

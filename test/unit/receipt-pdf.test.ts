@@ -111,12 +111,20 @@ describe('renderReceiptPdf', () => {
     expect(text).toContain('Reverses receipt R-2026-000017');
   });
 
-  it('refuses a credit note that reverses nothing and a receipt that reverses something', async () => {
+  it('names the credit note that a give-back receipt reverses', async () => {
+    const giveBack = { ...receipt, number: 'R-2026-000043', refersTo: 'CN-2026-000042' };
+    const text = await textOf(await renderReceiptPdf(giveBack));
+    expect(text).toContain('Receipt');
+    expect(text).toContain('Reverses credit note CN-2026-000042');
+    expect(text).toContain('Membatalkan nota kredit CN-2026-000042');
+  });
+
+  it('refuses a credit note that reverses nothing and a blank reference', async () => {
     await expect(renderReceiptPdf({ ...creditNote, refersTo: undefined })).rejects.toThrow(
       /must name the receipt/,
     );
-    await expect(renderReceiptPdf({ ...receipt, refersTo: 'R-1' })).rejects.toThrow(
-      /reverses nothing/,
+    await expect(renderReceiptPdf({ ...receipt, refersTo: ' ' })).rejects.toThrow(
+      /must name a document/,
     );
   });
 });

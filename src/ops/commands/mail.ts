@@ -49,7 +49,7 @@ already sent is not sent again.
       io.out(started ? `Started the mail of ${number}.` : `The mail of ${number} is running.`);
       return ExitCode.ok;
     }
-    const rows = await ctx.receipts.unsent(integerValue(args, 'limit') ?? 50);
+    const rows = await ctx.mailDeliveries.unsent(integerValue(args, 'limit') ?? 50);
     if (args.values.json === true) {
       io.out(json(rows));
       return ExitCode.ok;
