@@ -37,8 +37,7 @@ const TITLES = {
   'credit-note': { en: 'Credit note', id: 'Nota kredit' },
 } as const;
 
-/** What each kind reverses when it names a document: a credit note a receipt, a receipt (a
- * give-back) a credit note. */
+/** What a document reverses: a credit note a receipt; a give-back's receipt a credit note. */
 const REVERSED = {
   receipt: { en: 'credit note', id: 'nota kredit' },
   'credit-note': { en: 'receipt', id: 'kuitansi' },
