@@ -26,7 +26,7 @@ export interface ReconcilerDeps {
   providerSweep: ProviderSweepDeps;
   /** Raw webhook bodies older than this many days are purged (WEBHOOK_BODY_RETENTION_DAYS). */
   bodyRetentionDays: number;
-  /** The donor's data of accepts whose donation was never recorded: purged after a day. */
+  /** The donor's data of accepts whose donation was never recorded: purged after a week. */
   donorDetails: DonorDetailsRepository;
 }
 
@@ -47,10 +47,11 @@ const INBOX_LIMIT = 100;
 const PURGE_PAGE = 500;
 const PURGE_PAGES_PER_RUN = 20;
 /**
- * A donor's details wait in `donor_details` from the accept until the record step, seconds; a
- * row a day old belongs to a start that failed and was never retried (a retry renews it).
+ * A donor's details wait in `donor_details` from the accept until the record step: seconds, or
+ * as long as a worker outage lasts. A row a week old belongs to a start that failed and was
+ * never retried (a retry renews it); a week outlasts any outage the donation would survive.
  */
-const ORPHAN_DONOR_DETAILS_HOURS = 24;
+const ORPHAN_DONOR_DETAILS_HOURS = 7 * 24;
 
 /**
  * The three checks behind the reconciliation workflow, each safe to re-run: campaign totals

@@ -332,7 +332,7 @@ describe('reconciliation', () => {
     expect(again.bodiesPurged).toBe(0);
   });
 
-  it('deletes the donor details of a start that never happened a day on, not a retried one', async () => {
+  it('deletes the donor details of a start that never happened a week on, not a retried one', async () => {
     const details = new DonorDetailsRepository(stack.db);
     const donor = {
       name: 'Orphan Donor',
@@ -343,7 +343,7 @@ describe('reconciliation', () => {
     for (const id of [abandoned, retried, fresh]) await details.save(id, { donor, message: 'hi' });
     await stack.db
       .updateTable('donor_details')
-      .set({ created_at: sql<Date>`now() - interval '25 hours'` })
+      .set({ created_at: sql<Date>`now() - interval '8 days'` })
       .where('donation_id', 'in', [abandoned, retried])
       .execute();
     // The client retried the failed start with the same key: the edge saved the same fields again.

@@ -39,7 +39,7 @@ export interface ProviderSweepResult {
 export interface PersonalDataPurged {
   /** Raw webhook bodies whose payer data this run dropped (WEBHOOK_BODY_RETENTION_DAYS). */
   bodiesPurged: number;
-  /** Donor details of accepts whose donation was never recorded, a day on. */
+  /** Donor details of accepts whose donation was never recorded, a week on. */
   donorDetailsPurged: number;
 }
 
