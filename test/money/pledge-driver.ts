@@ -95,7 +95,13 @@ export async function runPledgeCase(
     log.push(`period ${period(at)}: ${JSON.stringify(step)} → ${JSON.stringify(expected)}`);
     let done = false;
     const payer = payAsTheDonor(card, pledgeId, period(at), expected, step, () => done);
-    if (step.kill) setTimeout(() => void card.restartWorker(), 50 + (history.seed % 400));
+    // Awaited before the period is over: a kill still pending when the case ended fired after
+    // the stack had stopped, and shutting down its stopped worker failed the batch.
+    const kill = step.kill
+      ? new Promise((resolve) => setTimeout(resolve, 50 + (history.seed % 400))).then(() =>
+          card.restartWorker(),
+        )
+      : undefined;
     try {
       await withTimeout(
         Promise.all(runs.map((run) => run.result())),
@@ -104,6 +110,7 @@ export async function runPledgeCase(
       );
     } finally {
       done = true;
+      await kill;
     }
     await payer;
     if (step.reset) {
