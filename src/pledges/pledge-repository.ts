@@ -178,17 +178,8 @@ export class PledgeRepository {
   }
 
   /** Marks an attempt's payment action sent to the donor; true for the one call that did. */
-  async markNotified(pledgeId: string, period: string, attempt: number): Promise<boolean> {
-    const row = await this.db
-      .updateTable('pledge_periods')
-      .set({ notified_at: sql`now()` })
-      .where('pledge_id', '=', pledgeId)
-      .where('period', '=', period)
-      .where('attempt', '=', attempt)
-      .where('notified_at', 'is', null)
-      .returning('donation_id')
-      .executeTakeFirst();
-    return row !== undefined;
+  markNotified(pledgeId: string, period: string, attempt: number): Promise<boolean> {
+    return markAttemptOnce(this.db, pledgeId, period, attempt, 'notified_at');
   }
 
   /** The pledge's periods' attempts, newest first, with their donations' status. */
@@ -235,16 +226,7 @@ export class PledgeRepository {
    */
   async pauseForFailure(id: string, period: string, attempt: number): Promise<Pledge | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const marked = await trx
-        .updateTable('pledge_periods')
-        .set({ gave_up_at: sql`now()` })
-        .where('pledge_id', '=', id)
-        .where('period', '=', period)
-        .where('attempt', '=', attempt)
-        .where('gave_up_at', 'is', null)
-        .returning('donation_id')
-        .executeTakeFirst();
-      if (!marked) return undefined;
+      if (!(await markAttemptOnce(trx, id, period, attempt, 'gave_up_at'))) return undefined;
       const row = await trx
         .updateTable('pledges')
         .set({
@@ -292,6 +274,26 @@ export class PledgeRepository {
     for (const row of rows.rows) counts[row.status] = row.n;
     return counts;
   }
+}
+
+/** Stamps one mark of an attempt if it has none yet; true for the one call that did. */
+async function markAttemptOnce(
+  db: Db,
+  pledgeId: string,
+  period: string,
+  attempt: number,
+  mark: 'notified_at' | 'gave_up_at',
+): Promise<boolean> {
+  const row = await db
+    .updateTable('pledge_periods')
+    .set({ [mark]: sql`now()` })
+    .where('pledge_id', '=', pledgeId)
+    .where('period', '=', period)
+    .where('attempt', '=', attempt)
+    .where(mark, 'is', null)
+    .returning('donation_id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 function toPledge(row: Selectable<PledgesTable>): Pledge {
