@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { MailDeliveryRepository } from '../src/receipts/mail-delivery-repository';
 import type { ReceiptIssuer, ReceiptRepository } from '../src/receipts/receipt-repository';
 import type { ReceiptWorkflows } from '../src/receipts/receipt-workflows';
 import type { WorkerMetrics } from '../src/temporal/worker-metrics';
-import type { ReceiptMailResult } from '../workflows/contracts';
+import type { MailBatchCounts } from '../workflows/contracts';
 
-/** Sends one document's e-mail, recording its delivery (src/receipts/receipt-mailer.ts). */
+/** Sends a batch's documents, recording each delivery (src/receipts/receipt-mailer.ts). */
 export interface ReceiptSender {
-  send(number: string): Promise<Exclude<ReceiptMailResult, 'failed'>>;
+  sendBatch(batch: string): Promise<MailBatchCounts>;
+  /** Records what a batch still holds as failed; how many documents that was. */
+  failBatch(batch: string, error: string): Promise<number>;
 }
 
 export interface ReceiptActivityDeps {
@@ -18,6 +21,9 @@ export interface ReceiptActivityDeps {
   metrics: Pick<WorkerMetrics, 'receiptMails'>;
 }
 
+/** A claimed batch whose workflow is not seen by then is started again. */
+const STRANDED_AFTER_SECONDS = 60;
+
 /** The receipts' activities, built from their dependencies. */
 export function createReceiptActivities(deps: ReceiptActivityDeps) {
   return {
@@ -28,28 +34,32 @@ export function createReceiptActivities(deps: ReceiptActivityDeps) {
     },
 
     /**
-     * Starts the mail workflow of each queued document, then takes it off the queue: a crash in
-     * between starts it again, which its ID makes a no-op.
+     * Gives up to `limit` queued documents to a new mail batch and starts its workflow. A
+     * crash between the claim and the start leaves the batch stranded; the next run starts it
+     * (and any other such), which the batch's workflow ID makes a no-op when it did start.
      */
-    async dispatchReceiptMail(limit: number): Promise<{ started: number; more: boolean }> {
-      const numbers = await deps.mailDeliveries.mailQueue(limit);
-      let started = 0;
-      for (const number of numbers) {
-        if (await deps.receiptWorkflows.startMail(number)) started++;
+    async dispatchReceiptMail(limit: number): Promise<{ claimed: number; more: boolean }> {
+      for (const stranded of await deps.mailDeliveries.strandedBatches(STRANDED_AFTER_SECONDS)) {
+        await deps.receiptWorkflows.startMailBatch(stranded);
       }
-      await deps.mailDeliveries.dropFromMailQueue(numbers);
-      return { started, more: numbers.length === limit };
+      const batch = randomUUID();
+      const claimed = await deps.mailDeliveries.claimBatch(batch, limit);
+      if (claimed > 0) await deps.receiptWorkflows.startMailBatch(batch);
+      return { claimed, more: claimed === limit };
     },
 
-    async sendReceiptMail(number: string): Promise<ReceiptMailResult> {
-      const result = await deps.sender.send(number);
-      deps.metrics.receiptMails.add(1, { outcome: result });
-      return result;
+    async sendReceiptMails(batch: string): Promise<MailBatchCounts> {
+      const counts = await deps.sender.sendBatch(batch);
+      for (const [outcome, count] of Object.entries(counts)) {
+        if (count > 0) deps.metrics.receiptMails.add(count, { outcome });
+      }
+      return counts;
     },
 
-    async recordMailFailure(number: string, error: string): Promise<void> {
-      await deps.mailDeliveries.endDelivery(number, 'failed', error.slice(0, 1000));
-      deps.metrics.receiptMails.add(1, { outcome: 'failed' });
+    async recordMailFailures(batch: string, error: string): Promise<number> {
+      const failed = await deps.sender.failBatch(batch, error.slice(0, 1000));
+      deps.metrics.receiptMails.add(failed, { outcome: 'failed' });
+      return failed;
     },
   };
 }

@@ -12,6 +12,7 @@ import * as donorDetails from './0010-donor-details';
 import * as pledges from './0011-pledges';
 import * as pledgeMethods from './0012-pledge-methods';
 import * as giveBackReceipts from './0013-give-back-receipts';
+import * as mailBatches from './0014-mail-batches';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0011-pledges': pledges,
   '0012-pledge-methods': pledgeMethods,
   '0013-give-back-receipts': giveBackReceipts,
+  '0014-mail-batches': mailBatches,
 };

@@ -1,20 +1,20 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { ReceiptActivities } from '../activities/receipt-activities';
-import type { ReceiptMailResult, ReceiptsReport } from './contracts';
+import type { MailBatchCounts, ReceiptsReport } from './contracts';
 import { mailActivity, receiptActivity } from './retry-policies';
 
-const { issueReceipts, dispatchReceiptMail } = proxyActivities<ReceiptActivities>(receiptActivity);
-const { sendReceiptMail } = proxyActivities<ReceiptActivities>(mailActivity);
-const { recordMailFailure } = proxyActivities<ReceiptActivities>(receiptActivity);
+const { issueReceipts, dispatchReceiptMail, recordMailFailures } =
+  proxyActivities<ReceiptActivities>(receiptActivity);
+const { sendReceiptMails } = proxyActivities<ReceiptActivities>(mailActivity);
 
-/** Documents per numbering transaction, and transactions per run (the next run goes on). */
+/** Documents per numbering transaction and per mail batch, and rounds per run (the next goes on). */
 const BATCH = 200;
 const MAX_BATCHES = 25;
 
 /**
  * One numbering run of the organization's receipts and credit notes, started by the worker's
  * schedule, which never overlaps two (and the numbering's lock holds any other writer): ledger
- * entries in ledger order, in batches, each batch's mail workflows started after it.
+ * entries in ledger order, in batches, each batch's documents then given to a mail batch.
  */
 export async function receiptsWorkflow(): Promise<ReceiptsReport> {
   const report: ReceiptsReport = { issued: 0, mailed: 0 };
@@ -22,23 +22,25 @@ export async function receiptsWorkflow(): Promise<ReceiptsReport> {
     const batch = await issueReceipts(BATCH);
     const mail = await dispatchReceiptMail(BATCH);
     report.issued += batch.issued;
-    report.mailed += mail.started;
+    report.mailed += mail.claimed;
     if (!batch.more && !mail.more) break;
   }
   return report;
 }
 
 /**
- * One document's e-mail. The activity records the delivery before and after the SMTP
- * exchange, so a retry or a reset sends nothing already sent; a send that failed for good is
- * recorded as failed, where metrics and `npm run ops -- mail` show it.
+ * One batch's e-mails: one workflow for up to {@link BATCH} documents, not one each, so a
+ * confirmation costs Temporal a share of one. The activity records each delivery before and
+ * after its SMTP exchange, so a retry or a reset sends nothing already sent; what is still
+ * unsent when every attempt is used is recorded as failed, where metrics and
+ * `npm run ops -- mail` show it.
  */
-export async function receiptMailWorkflow(number: string): Promise<ReceiptMailResult> {
+export async function receiptMailWorkflow(batch: string): Promise<MailBatchCounts> {
   try {
-    return await sendReceiptMail(number);
+    return await sendReceiptMails(batch);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
-    await recordMailFailure(number, error.cause?.message ?? error.message);
-    return 'failed';
+    const failed = await recordMailFailures(batch, error.cause?.message ?? error.message);
+    return { sent: 0, 'sent-before': 0, 'no-address': 0, failed };
   }
 }

@@ -233,6 +233,9 @@ export interface ReceiptQueueTable {
 export interface MailQueueTable {
   receipt_number: string;
   queued_at: Timestamp;
+  /** The mail batch that took it; null while it waits for one. */
+  batch: string | null;
+  claimed_at: Date | null;
 }
 
 export type MailDeliveryStatus = 'sending' | 'sent' | 'failed' | 'no-address';

@@ -10,7 +10,6 @@ import type { PledgeRepository } from '../pledges/pledge-repository';
 import type { Reconciler } from '../reconciliation/reconciler';
 import type { MailDeliveryRepository } from '../receipts/mail-delivery-repository';
 import type { ReceiptRepository } from '../receipts/receipt-repository';
-import type { ReceiptWorkflows } from '../receipts/receipt-workflows';
 import type { WebhookDelivery } from '../webhooks/webhook-delivery';
 
 /** Where a command writes: stdout for results, stderr for diagnostics. */
@@ -38,5 +37,4 @@ export interface OpsContext {
   reconciler: Reconciler;
   receipts: ReceiptRepository;
   mailDeliveries: MailDeliveryRepository;
-  receiptWorkflows: ReceiptWorkflows;
 }

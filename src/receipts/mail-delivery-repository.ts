@@ -9,21 +9,110 @@ import type { MailDeliveryStatus } from '../db/schema';
 export class MailDeliveryRepository {
   constructor(private readonly db: Db) {}
 
-  /** Documents whose mail workflow is still to start, oldest first. */
-  async mailQueue(limit: number): Promise<string[]> {
+  /**
+   * Gives up to `limit` waiting documents, oldest first, to a new batch `batch`; a writer beside
+   * this one skips the rows this one holds, so no document is in two batches.
+   */
+  async claimBatch(batch: string, limit: number): Promise<number> {
+    const claimed = await this.db
+      .updateTable('mail_queue')
+      .set({ batch, claimed_at: sql<Date>`now()` })
+      .where(
+        'receipt_number',
+        'in',
+        this.db
+          .selectFrom('mail_queue')
+          .select('receipt_number')
+          .where('batch', 'is', null)
+          .orderBy('queued_at')
+          .orderBy('receipt_number')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows);
+  }
+
+  /**
+   * Batches claimed more than `ageSeconds` ago with documents still queued: their workflow may
+   * never have started (a crash right after the claim), so the writer starts them again.
+   */
+  async strandedBatches(ageSeconds: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('mail_queue')
+      .select('batch')
+      .distinct()
+      .where('batch', 'is not', null)
+      .where('claimed_at', '<', sql<Date>`now() - make_interval(secs => ${ageSeconds})`)
+      .execute();
+    return rows.flatMap((r) => (r.batch === null ? [] : [r.batch]));
+  }
+
+  /** A batch's documents still to mail, oldest first. */
+  async batchDocuments(batch: string): Promise<string[]> {
     const rows = await this.db
       .selectFrom('mail_queue')
       .select('receipt_number')
+      .where('batch', '=', batch)
       .orderBy('queued_at')
       .orderBy('receipt_number')
-      .limit(limit)
       .execute();
     return rows.map((r) => r.receipt_number);
   }
 
+  /** Documents whose delivery ended (sent, refused, no address): they leave the queue. */
   async dropFromMailQueue(numbers: readonly string[]): Promise<void> {
     if (numbers.length === 0) return;
     await this.db.deleteFrom('mail_queue').where('receipt_number', 'in', numbers).execute();
+  }
+
+  /** Queues a document again (an operator's resend); true when it was not queued already. */
+  async requeue(number: string): Promise<boolean> {
+    const row = await this.db
+      .insertInto('mail_queue')
+      .values({ receipt_number: number })
+      .onConflict((oc) => oc.column('receipt_number').doNothing())
+      .returning('receipt_number')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * A batch whose every attempt is used: what it still holds is recorded failed (a delivery
+   * never begun gets its row) and leaves the queue, where `npm run ops -- mail` lists it.
+   */
+  async failBatch(
+    batch: string,
+    messageIdOf: (number: string) => string,
+    error: string,
+  ): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const left = await trx
+        .deleteFrom('mail_queue')
+        .where('batch', '=', batch)
+        .returning('receipt_number')
+        .execute();
+      if (left.length === 0) return 0;
+      await trx
+        .insertInto('mail_deliveries')
+        .values(
+          left.map(({ receipt_number }) => ({
+            receipt_number,
+            message_id: messageIdOf(receipt_number),
+            status: 'failed' as const,
+            last_error: error,
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .column('receipt_number')
+            .doUpdateSet({ status: 'failed', last_error: error, updated_at: sql`now()` })
+            .where('mail_deliveries.status', '=', 'sending'),
+        )
+        .execute();
+      return left.length;
+    });
   }
 
   /**

@@ -3,6 +3,7 @@ import type { ReceiptSender } from '../../activities/receipt-activities';
 import { sendOrFail, stableMessageId } from '../mail/mail-failure';
 import type { MailSender } from '../mail/mail-sender';
 import { FailureType } from '../../workflows/contracts';
+import type { MailBatchCounts } from '../../workflows/contracts';
 import { formatReceiptAmount } from './receipt-document';
 import type { ReceiptDocument } from './receipt-document';
 import type { ReceiptDocuments } from './receipt-documents';
@@ -17,7 +18,7 @@ export function receiptMessageId(number: string, from: string): string {
   return stableMessageId(number, from);
 }
 
-/** Sends one document by e-mail, its delivery recorded before and after the SMTP exchange. */
+/** Sends documents by e-mail, each delivery recorded before and after the SMTP exchange. */
 export class ReceiptMailer implements ReceiptSender {
   constructor(
     private readonly receipts: ReceiptRepository,
@@ -29,6 +30,38 @@ export class ReceiptMailer implements ReceiptSender {
     private readonly pledgeLink: (pledgeId: string) => string,
   ) {}
 
+  /**
+   * Sends a batch's documents still queued, one by one, each taking the queue's row with it as
+   * its delivery ends. A relay's refusal for good fails that document alone; anything else
+   * (the relay away, a timeout) stops the batch and throws, and the retry sends only what is
+   * still queued.
+   */
+  async sendBatch(batch: string): Promise<MailBatchCounts> {
+    const result: MailBatchCounts = { sent: 0, 'sent-before': 0, 'no-address': 0, failed: 0 };
+    const ended: string[] = [];
+    try {
+      for (const number of await this.deliveries.batchDocuments(batch)) {
+        try {
+          result[await this.send(number)]++;
+        } catch (error) {
+          if (!(error instanceof ApplicationFailure && error.nonRetryable)) throw error;
+          await this.deliveries.endDelivery(number, 'failed', error.message);
+          result.failed++;
+        }
+        ended.push(number);
+      }
+    } finally {
+      await this.deliveries.dropFromMailQueue(ended);
+    }
+    return result;
+  }
+
+  /** What a batch still holds, when its every attempt is used: recorded failed. */
+  failBatch(batch: string, error: string): Promise<number> {
+    return this.deliveries.failBatch(batch, (number) => receiptMessageId(number, this.from), error);
+  }
+
+  /** One document; its queue row is the caller's ({@link sendBatch}, the ops CLI's resend). */
   async send(number: string) {
     const record = await this.receipts.find(number);
     if (!record) {

@@ -3,24 +3,21 @@ import type { Client } from '@temporalio/client';
 import { receiptMailWorkflowId, WorkflowType } from '../../workflows/contracts';
 import type { ReceiptMailWorkflow } from '../../workflows/contracts';
 
-/** Starts a document's mail workflow once: its ID is the document's number. */
+/** Starts a mail batch's workflow once: its ID is the batch's. */
 export class ReceiptWorkflows {
   constructor(
     private readonly temporal: Client,
     private readonly taskQueue: string,
   ) {}
 
-  /**
-   * True when this call started it; false when it ran or runs already. `again` (an operator's
-   * resend) starts one past a closed run: the delivery row still refuses a second send.
-   */
-  async startMail(number: string, options: { again?: boolean } = {}): Promise<boolean> {
+  /** True when this call started it; false when it ran or runs already. */
+  async startMailBatch(batch: string): Promise<boolean> {
     try {
       await this.temporal.workflow.start<ReceiptMailWorkflow>(WorkflowType.receiptMail, {
-        workflowId: receiptMailWorkflowId(number),
+        workflowId: receiptMailWorkflowId(batch),
         taskQueue: this.taskQueue,
-        args: [number],
-        workflowIdReusePolicy: options.again ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+        args: [batch],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
       });
       return true;
     } catch (error) {

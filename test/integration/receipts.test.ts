@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import { startMailSink } from '../../src/mail/mail-sink';
-import { ReceiptWorkflows } from '../../src/receipts/receipt-workflows';
+import { MailDeliveryRepository } from '../../src/receipts/mail-delivery-repository';
 import type { MailSink } from '../../src/mail/mail-sink';
-import { receiptMailWorkflowId, WorkflowType } from '../../workflows/contracts';
+import { WorkflowType } from '../../workflows/contracts';
 import type { ReceiptsWorkflow } from '../../workflows/contracts';
 import { resetDonationWorkflow } from '../money/workflow-control';
 import { waitForStatus } from '../support/donations';
@@ -57,6 +57,20 @@ describe('receipts', () => {
       .where('series', '=', series)
       .orderBy('seq')
       .execute();
+
+  const queued = async (number: string | undefined) =>
+    (await stack.db
+      .selectFrom('mail_queue')
+      .select('receipt_number')
+      .where('receipt_number', '=', number ?? '')
+      .executeTakeFirst()) !== undefined;
+
+  const delivery = (number: string) =>
+    stack.db
+      .selectFrom('mail_deliveries')
+      .select(['status', 'attempts'])
+      .where('receipt_number', '=', number)
+      .executeTakeFirst();
 
   /** The messages the sink saved, parsed, by Message-ID. */
   const mails = async () =>
@@ -122,12 +136,65 @@ describe('receipts', () => {
     const text = await textOf(mail.attachments[0]?.content ?? Buffer.alloc(0));
     expect(text).toContain(receipt?.number ?? '?');
     expect(text).toContain('Rp 15.000');
-    // The mail workflow of a document runs once: a second start meets the first.
-    const starter = new ReceiptWorkflows(stack.temporal, stack.config.temporal.taskQueue);
-    expect(await starter.startMail(note?.number ?? '')).toBe(false);
-    await expect(
-      stack.temporal.workflow.getHandle(receiptMailWorkflowId(note?.number ?? '')).result(),
-    ).resolves.toBe('sent');
+    // An operator's resend of a document sent already queues it and sends nothing twice.
+    const resent = await ops(stack, 'mail', '--resend', note?.number ?? '', '--yes');
+    expect(resent.out).toContain('Queued the mail');
+    await runWriter();
+    await eventually(async () => ((await queued(note?.number)) ? undefined : true));
+    const copies = (await mails()).filter((m) => numberOf(m.messageId) === note?.number);
+    expect(copies).toHaveLength(1);
+  });
+
+  it('starts a mail batch that a crash left claimed but never started', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 27_000);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    await runWriter();
+    const number = (await numbersOf('receipt')).find((r) => r.donation_id === id)?.number ?? '?';
+    await eventually(async () => ((await delivery(number))?.status === 'sent' ? true : undefined));
+    // Its delivery failed, and a batch claimed it two minutes ago, then crashed before starting.
+    await sql`UPDATE mail_deliveries SET status = 'failed' WHERE receipt_number = ${number}`.execute(
+      stack.db,
+    );
+    await sql`
+      INSERT INTO mail_queue (receipt_number, batch, claimed_at)
+      VALUES (${number}, ${randomUUID()}, now() - interval '2 minutes')
+    `.execute(stack.db);
+    await runWriter();
+    await eventually(async () => ((await queued(number)) ? undefined : true));
+    expect(await delivery(number)).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+
+  it('records what a batch still holds as failed when its attempts are used up', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const ids = [await donate(stack, campaignId, 28_000), await donate(stack, campaignId, 29_000)];
+    await Promise.all(ids.map((id) => waitForStatus(stack, id, 'CONFIRMED')));
+    await runWriter();
+    const [never, sent] = (await numbersOf('receipt'))
+      .filter((r) => ids.includes(r.donation_id))
+      .map((r) => r.number);
+    await eventually(async () => (await delivery(sent ?? ''))?.status === 'sent' || undefined);
+    await eventually(async () => (await delivery(never ?? ''))?.status === 'sent' || undefined);
+    // One never begun (its row gone), one sent before the batch's last attempt ended.
+    await stack.db
+      .deleteFrom('mail_deliveries')
+      .where('receipt_number', '=', never ?? '')
+      .execute();
+    const batch = randomUUID();
+    await stack.db
+      .insertInto('mail_queue')
+      .values([never ?? '', sent ?? ''].map((n) => ({ receipt_number: n, batch })))
+      .execute();
+    const failed = await new MailDeliveryRepository(stack.db).failBatch(
+      batch,
+      (n) => `<${n}@galang.test>`,
+      'SMTP send failed (ECONNECTION)',
+    );
+    expect(failed).toBe(2);
+    expect(await queued(never)).toBe(false);
+    expect(await queued(sent)).toBe(false);
+    expect(await delivery(never ?? '')).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(await delivery(sent ?? '')).toMatchObject({ status: 'sent' });
   });
 
   it('gives a dispute won a receipt that reverses its credit note, each mailed once', async () => {

@@ -1,4 +1,4 @@
-/** What one numbering run did: documents numbered, mail workflows started. */
+/** What one numbering run did: documents numbered, documents given to mail batches. */
 export interface ReceiptsReport {
   issued: number;
   mailed: number;
@@ -7,12 +7,15 @@ export interface ReceiptsReport {
 /** How a document's mail ended. */
 export type ReceiptMailResult = 'sent' | 'sent-before' | 'no-address' | 'failed';
 
+/** How many of a mail batch's documents ended which way. */
+export type MailBatchCounts = Record<ReceiptMailResult, number>;
+
 /** The run the schedule starts per organization: one writer of its sequences at a time. */
 export function receiptsWorkflowId(prefix: string, taskQueue: string): string {
   return `receipts:${prefix}:${taskQueue}`;
 }
 
-/** One mail per document: a second start meets the first. */
-export function receiptMailWorkflowId(number: string): string {
-  return `receipt-mail-${number}`;
+/** One workflow per mail batch: starting a batch again meets its first run. */
+export function receiptMailWorkflowId(batch: string): string {
+  return `receipt-mail-${batch}`;
 }

@@ -1,5 +1,5 @@
 import type { ReconciliationReport } from './reconciliation';
-import type { ReceiptMailResult, ReceiptsReport } from './receipts';
+import type { MailBatchCounts, ReceiptsReport } from './receipts';
 import type { DonationInput, DonationOutcome } from './donation-workflow';
 import type { PledgePeriodInput, PledgePeriodOutcome } from './pledges';
 import type {
@@ -36,5 +36,5 @@ export type LatePaymentWorkflow = (input: LatePaymentInput) => Promise<LatePayme
 export type ReconciliationWorkflow = () => Promise<ReconciliationReport>;
 export type PaymentSyncWorkflow = (ref: PaymentRef) => Promise<PaymentSyncResult>;
 export type ReceiptsWorkflow = () => Promise<ReceiptsReport>;
-export type ReceiptMailWorkflow = (number: string) => Promise<ReceiptMailResult>;
+export type ReceiptMailWorkflow = (batch: string) => Promise<MailBatchCounts>;
 export type PledgePeriodWorkflow = (input: PledgePeriodInput) => Promise<PledgePeriodOutcome>;

@@ -18,8 +18,8 @@ export const mailCommand: OpsCommand = {
 Lists receipt and credit-note e-mails whose delivery did not end sent: "sending" (being tried,
 or a crash mid-send) and "failed" (every attempt used, or refused for good by the SMTP server),
 oldest first, with the attempts and the last error. Read-only.
-With --resend: starts that document's mail workflow again (after fixing SMTP, say). A document
-already sent is not sent again.
+With --resend: queues that document's mail again (after fixing SMTP, say); the next receipts
+run sends it. A document already sent is not sent again.
 
   --limit <n>         at most n rows (default 50)
   --resend <number>   the document to send again
@@ -37,7 +37,7 @@ already sent is not sent again.
     const number = stringValue(args, 'resend');
     if (number !== undefined) {
       if (args.values.yes !== true) {
-        io.out(`Would start the mail workflow of ${number} again.`);
+        io.out(`Would queue the mail of ${number} again.`);
         io.out(DRY_RUN_NOTE);
         return ExitCode.ok;
       }
@@ -45,8 +45,12 @@ already sent is not sent again.
         io.err(`No receipt ${number}.`);
         return ExitCode.failure;
       }
-      const started = await ctx.receiptWorkflows.startMail(number, { again: true });
-      io.out(started ? `Started the mail of ${number}.` : `The mail of ${number} is running.`);
+      const queued = await ctx.mailDeliveries.requeue(number);
+      io.out(
+        queued
+          ? `Queued the mail of ${number}; the next receipts run sends it.`
+          : `The mail of ${number} is queued already.`,
+      );
       return ExitCode.ok;
     }
     const rows = await ctx.mailDeliveries.unsent(integerValue(args, 'limit') ?? 50);
