@@ -222,9 +222,10 @@ export class DonationService {
     for (;;) {
       let view: DonationView | undefined;
       try {
-        const read = await this.read(id, clientId, started);
-        view = read.view;
-        if (!read.recorded) started = view;
+        const stillWaiting = deadline - Date.now() > 0 && !signal?.aborted;
+        const read = await this.read(id, clientId, started, stillWaiting);
+        view = read?.view;
+        if (read && !read.recorded) started = view;
       } catch (error) {
         // Temporal could not say whether an unrecorded donation exists: ask again while waiting.
         const unsure = error instanceof AppError && error.code === 'service-unavailable';
@@ -243,13 +244,16 @@ export class DonationService {
 
   /**
    * The row's view; else the started workflow's (`started`, once read, is not read again: the
-   * input of a workflow never changes).
+   * input of a workflow never changes). While a wait lasts (`waiting`), a donation the edge took
+   * (its donor's details are saved before the start) is only read again from Postgres, where
+   * the worker records it soon: undefined, and no read of Temporal's history per long poll.
    */
   private async read(
     id: string,
     clientId: string | undefined,
     started: DonationView | undefined,
-  ): Promise<{ view: DonationView; recorded: boolean }> {
+    waiting: boolean,
+  ): Promise<{ view: DonationView; recorded: boolean } | undefined> {
     const donation = await this.deps.donations.findById(id);
     if (donation) {
       if (clientId !== undefined && donation.clientId !== clientId) {
@@ -258,11 +262,12 @@ export class DonationService {
       return { view: toView(donation), recorded: true };
     }
     if (started) return { view: started, recorded: false };
+    const details = await this.deps.donorDetails.find(id);
+    if (waiting && details) return undefined;
     const found = await readDonationFromHistory(this.deps.temporal, donationWorkflowId(id));
     if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
       throw new AppError('donation-not-found');
     }
-    const details = await this.deps.donorDetails.find(id);
     return { view: startedView(found.input, found.startedAt, details), recorded: false };
   }
 
