@@ -109,6 +109,8 @@ export interface DonationCosts {
   /** Rows written per table, per donation. */
   rows: Record<string, number>;
   redisCommands: number;
+  /** Workflows of each type the probe's stack started, per donation (mail batches included). */
+  workflows: Record<string, number>;
 }
 
 /**
@@ -209,6 +211,10 @@ export async function measureDonationCosts(options: {
   const handle = client.workflow.getHandle(donationWorkflowId(ids[0] ?? ''));
   const { raw } = await handle.describe();
   const events = (await handle.fetchHistory()).events ?? [];
+  const workflows: Record<string, number> = {};
+  for await (const execution of client.workflow.list()) {
+    workflows[execution.type] = (workflows[execution.type] ?? 0) + 1 / n;
+  }
   await client.connection.close();
 
   await stack.stop();
@@ -231,5 +237,6 @@ export async function measureDonationCosts(options: {
     postgresTransactions: (after.xact - before.xact - ownStatements) / n,
     rows,
     redisCommands: redisCommands / n,
+    workflows,
   };
 }
