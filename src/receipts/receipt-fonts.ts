@@ -1,7 +1,7 @@
 import { openSync } from 'fontkit';
 import type { Font } from 'fontkit';
 
-/** One typeface's two weights, as paths pdfkit embeds from (it subsets to the glyphs used). */
+/** One typeface's two weights, as font files (pdfkit subsets each to the glyphs used). */
 interface Face {
   readonly regular: string;
   readonly bold: string;
@@ -32,16 +32,24 @@ const FACES: readonly Face[] = [
 
 export type Weight = keyof Face;
 
+/** A parsed font and the file it came from (pdfkit's name for it within a document). */
+export interface ReceiptFont {
+  readonly file: string;
+  readonly font: Font;
+}
+
 /**
  * Picks, for each value drawn on a receipt, the first face that has a glyph for every character
- * of it, so a name prints whole in one font rather than in boxes. The coverage tables are read
- * once per process, and only for a value DejaVu cannot draw (the Noto files are 6–10 MB).
+ * of it, so a name prints whole in one font rather than in boxes. Each file is parsed once per
+ * process, and the Noto ones only for a value DejaVu cannot draw (they are 6–10 MB); pdfkit
+ * takes the parsed font, where from a path it would parse the file again for every document
+ * (most of a receipt's cost: docs/benchmarks.md).
  */
 export class ReceiptFonts {
-  private readonly coverage = new Map<string, Font>();
+  private readonly parsed = new Map<string, Font>();
 
-  /** The font file to draw `text` in; DejaVu when no face covers all of it. */
-  fontFor(text: string, weight: Weight): string {
+  /** The font to draw `text` in; DejaVu when no face covers all of it. */
+  fontFor(text: string, weight: Weight): ReceiptFont {
     const codePoints: number[] = [];
     for (const char of text) {
       const codePoint = char.codePointAt(0) ?? 0;
@@ -49,17 +57,17 @@ export class ReceiptFonts {
     }
     const face =
       FACES.find((candidate) => {
-        const font = this.font(candidate);
+        const font = this.parse(candidate.regular);
         return codePoints.every((c) => font.hasGlyphForCodePoint(c));
       }) ?? DEJAVU;
-    return face[weight];
+    return { file: face[weight], font: this.parse(face[weight]) };
   }
 
-  private font(face: Face): Font {
-    let font = this.coverage.get(face.regular);
+  private parse(file: string): Font {
+    let font = this.parsed.get(file);
     if (font === undefined) {
-      font = openSync(face.regular) as Font;
-      this.coverage.set(face.regular, font);
+      font = openSync(file) as Font;
+      this.parsed.set(file, font);
     }
     return font;
   }

@@ -69,6 +69,16 @@ class Pen {
     return this.pdf.page.width - 2 * MARGIN;
   }
 
+  /**
+   * Makes the font for `text` current, by its file's name: pdfkit takes the font parsed once
+   * per process (its types list only files and bytes) and reuses it within the document.
+   */
+  select(text: string, weight: Weight): PDFKit.PDFDocument {
+    const { file, font } = this.fonts.fontFor(text, weight);
+    this.pdf.registerFont(file, font as unknown as PDFKit.Mixins.PDFFontSource);
+    return this.pdf.font(file);
+  }
+
   write(
     text: string,
     style: Style,
@@ -76,7 +86,7 @@ class Pen {
     at?: [number, number],
   ): void {
     const { pdf } = this;
-    pdf.font(this.fonts.fontFor(text, style.weight)).fontSize(style.size).fillColor(style.color);
+    this.select(text, style.weight).fontSize(style.size).fillColor(style.color);
     const layout = { ...ONE_RUN, width: this.width, ...options };
     if (at === undefined) pdf.text(text, layout);
     else pdf.text(text, at[0], at[1], layout);
@@ -97,7 +107,8 @@ export async function renderReceiptPdf(doc: ReceiptDocument, fonts: ReceiptFonts
   const pdf = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
-    font: fonts.fontFor('', 'regular'),
+    // None of pdfkit's (Helvetica) nor a file it would parse again: the pen selects DejaVu.
+    font: '',
     lang: doc.locale,
     displayTitle: true,
     info: {
@@ -112,6 +123,7 @@ export async function renderReceiptPdf(doc: ReceiptDocument, fonts: ReceiptFonts
   });
   const done = collect(pdf);
   const pen = new Pen(pdf, fonts);
+  pen.select('', 'regular');
   drawHeader(pen, doc);
   drawTitle(pen, doc, title);
   drawDetails(pen, doc);

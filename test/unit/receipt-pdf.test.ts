@@ -64,6 +64,19 @@ describe('renderReceiptPdf', () => {
     expect(first.toString('latin1').match(/\(D:20261204180000Z\)/g)).toHaveLength(2);
   });
 
+  it('gives the same bytes from fonts that drew other documents as from fresh ones', async () => {
+    // The parsed fonts are shared by every document of a process: none may carry state over.
+    const others = [
+      { ...creditNote, donorName: '王小明' },
+      { ...receipt, number: 'R-2026-000020', donorName: '김민준' },
+      { ...receipt, number: 'R-2026-000021', donorName: 'محمد علي' },
+    ];
+    for (const other of others) await renderReceiptPdf(other);
+    const afterOthers = await renderReceiptPdf({ ...receipt, donorName: 'Siti 王小明' });
+    const fresh = await renderWith({ ...receipt, donorName: 'Siti 王小明' }, new ReceiptFonts());
+    expect(afterOthers.equals(fresh)).toBe(true);
+  });
+
   it('gives different bytes and /ID for a different number', async () => {
     const first = await renderReceiptPdf(receipt);
     const other = await renderReceiptPdf({ ...receipt, number: 'R-2026-000018' });
