@@ -37,13 +37,10 @@ export type StartOutcome =
  * a take-over attaches to the same update instead of adding one (the server caps them).
  *
  * Past the budget (EARLY_RETURN_MS), or when EARLY_RETURN_MAX_IN_FLIGHT waits are held in this
- * process already, the caller answers PENDING: the edge never queues more than it can answer
- * within the budget. Temporal answers an update's wait before it is done once its long poll
- * expires (`history.longPollExpirationInterval`, below the budget: src/temporal/dev-server.ts),
- * and that answer says the workflow started; without one the workflow is started without
- * waiting (start with USE_EXISTING: one call, whatever ran before). Either way the caller knows
- * the workflow exists before it answers; only a start that Temporal did not take is an error
- * (503).
+ * process already, the workflow is started without waiting (start with USE_EXISTING: one
+ * call, whatever ran before) and the caller answers PENDING: the edge never queues more than it
+ * can answer within the budget. Either way the caller knows the workflow exists before it
+ * answers; only a start that Temporal did not take is an error (503).
  */
 export class EarlyReturnStart {
   private waiting = 0;
@@ -57,16 +54,6 @@ export class EarlyReturnStart {
     if (budgetMs === 0) return this.startOnly(options, 'budget');
     if (this.waiting >= maxInFlight) return this.startOnly(options, 'admission');
     this.waiting++;
-    const operation = new WithStartWorkflowOperation<DonationWorkflow>(
-      WorkflowType.donation,
-      options,
-    );
-    // Settles once Temporal answered the start part: from then on the workflow is known to exist.
-    const start = { known: false };
-    operation.workflowHandle().then(
-      () => (start.known = true),
-      () => undefined,
-    );
     try {
       const result = await this.deps.temporal.connection.withDeadline(Date.now() + budgetMs, () =>
         this.deps.temporal.workflow.executeUpdateWithStart<
@@ -75,7 +62,10 @@ export class EarlyReturnStart {
           []
         >(paymentActionUpdate, {
           updateId: paymentActionUpdateId(input.donationId),
-          startWorkflowOperation: operation,
+          startWorkflowOperation: new WithStartWorkflowOperation<DonationWorkflow>(
+            WorkflowType.donation,
+            options,
+          ),
         }),
       );
       this.deps.metrics?.earlyReturns.inc({ outcome: 'action' });
@@ -85,10 +75,6 @@ export class EarlyReturnStart {
       // Past the budget, Temporal away, or the workflow closed: make sure it exists.
     } finally {
       this.waiting--;
-    }
-    if (start.known) {
-      this.deps.metrics?.earlyReturns.inc({ outcome: 'budget' });
-      return { kind: 'started', reason: 'budget' };
     }
     return this.startOnly(options, 'budget');
   }

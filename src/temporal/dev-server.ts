@@ -85,15 +85,12 @@ export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'] as cons
  * Dynamic config for load: activities dispatched eagerly to the worker whose workflow task
  * scheduled them (no trip through matching), and one task-queue partition, which is all one
  * dev server needs (with the default four, tasks are forwarded between partitions). Measured by
- * `npm run bench:temporal-settings` (docs/benchmarks.md). Long polls end after a second, below
- * EARLY_RETURN_MS: an update-with-start past that answers "started" before the edge gives up on
- * it, so a PENDING answer needs no second start (src/donations/early-return-start.ts).
+ * `npm run bench:temporal-settings` (docs/benchmarks.md).
  */
 export const LOAD_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'system.enableActivityEagerExecution': true,
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
-  'history.longPollExpirationInterval': '1s',
 };
 
 /** The `start-dev` flags for the SQLite pragmas and the dynamic config. */

@@ -39,11 +39,9 @@ describe('the early return', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    // Past the server's one-second long poll (src/temporal/dev-server.ts): a PENDING here is
-    // answered from the start Temporal confirmed, without a second start.
     stack = await startStack({
       autoPayMs: 200,
-      env: { EARLY_RETURN_MS: '1500' },
+      env: { EARLY_RETURN_MS: '500' },
     });
   });
   afterAll(async () => {
