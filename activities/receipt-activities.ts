@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import type { MailDeliveryRepository } from '../src/receipts/mail-delivery-repository';
 import type { ReceiptIssuer, ReceiptRepository } from '../src/receipts/receipt-repository';
 import type { ReceiptWorkflows } from '../src/receipts/receipt-workflows';
 import type { WorkerMetrics } from '../src/temporal/worker-metrics';
 import type { MailBatchCounts } from '../workflows/contracts';
 
+/** The activity's attempt, told of before each document: it stops once cancelled or timed out. */
+export interface BatchAttempt {
+  readonly signal: AbortSignal;
+  heartbeat(): void;
+}
+
 /** Sends a batch's documents, recording each delivery (src/receipts/receipt-mailer.ts). */
 export interface ReceiptSender {
-  sendBatch(batch: string): Promise<MailBatchCounts>;
+  sendBatch(batch: string, attempt?: BatchAttempt): Promise<MailBatchCounts>;
   /** Records what a batch still holds as failed; how many documents that was. */
   failBatch(batch: string, error: string): Promise<number>;
 }
@@ -49,7 +56,13 @@ export function createReceiptActivities(deps: ReceiptActivityDeps) {
     },
 
     async sendReceiptMails(batch: string): Promise<MailBatchCounts> {
-      const counts = await deps.sender.sendBatch(batch);
+      const context = Context.current();
+      const counts = await deps.sender.sendBatch(batch, {
+        signal: context.cancellationSignal,
+        heartbeat: () => {
+          context.heartbeat();
+        },
+      });
       for (const [outcome, count] of Object.entries(counts)) {
         if (count > 0) deps.metrics.receiptMails.add(count, { outcome });
       }

@@ -50,11 +50,14 @@ export const receiptActivity: ActivityOptions = {
 };
 
 /**
- * One e-mail: through an SMTP outage with backoff for about a day, then recorded as failed
- * (metrics, `npm run ops -- mail`); a permanent refusal (5xx) is not retried.
+ * A mail batch: through an SMTP outage with backoff for about a day, then what is left is
+ * recorded as failed (metrics, `npm run ops -- mail`); a permanent refusal (5xx) fails its one
+ * document. A heartbeat per document: an attempt that stalls or outlives its time stops at the
+ * next document, so a retry never mails beside it.
  */
 export const mailActivity: ActivityOptions = {
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
   retry: {
     initialInterval: '10 seconds',
     backoffCoefficient: 2,

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ReceiptSender } from '../../activities/receipt-activities';
+import type { BatchAttempt, ReceiptSender } from '../../activities/receipt-activities';
 import { sendOrFail, stableMessageId } from '../mail/mail-failure';
 import type { MailSender } from '../mail/mail-sender';
 import { FailureType } from '../../workflows/contracts';
@@ -34,13 +34,15 @@ export class ReceiptMailer implements ReceiptSender {
    * Sends a batch's documents still queued, one by one, each taking the queue's row with it as
    * its delivery ends. A relay's refusal for good fails that document alone; anything else
    * (the relay away, a timeout) stops the batch and throws, and the retry sends only what is
-   * still queued.
+   * still queued. A cancelled or timed-out `attempt` stops before its next document.
    */
-  async sendBatch(batch: string): Promise<MailBatchCounts> {
+  async sendBatch(batch: string, attempt?: BatchAttempt): Promise<MailBatchCounts> {
     const result: MailBatchCounts = { sent: 0, 'sent-before': 0, 'no-address': 0, failed: 0 };
     const ended: string[] = [];
     try {
       for (const number of await this.deliveries.batchDocuments(batch)) {
+        attempt?.signal.throwIfAborted();
+        attempt?.heartbeat();
         try {
           result[await this.send(number)]++;
         } catch (error) {

@@ -10,14 +10,15 @@ export class ReceiptWorkflows {
     private readonly taskQueue: string,
   ) {}
 
-  /** True when this call started it; false when it ran or runs already. */
+  /** True when this call started it; false when it runs, or ran to its end, already. */
   async startMailBatch(batch: string): Promise<boolean> {
     try {
       await this.temporal.workflow.start<ReceiptMailWorkflow>(WorkflowType.receiptMail, {
         workflowId: receiptMailWorkflowId(batch),
         taskQueue: this.taskQueue,
         args: [batch],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // A batch that ran to its end leaves nothing queued; one terminated may run again.
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       });
       return true;
     } catch (error) {

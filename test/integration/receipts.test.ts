@@ -5,8 +5,8 @@ import { simpleParser } from 'mailparser';
 import { startMailSink } from '../../src/mail/mail-sink';
 import { MailDeliveryRepository } from '../../src/receipts/mail-delivery-repository';
 import type { MailSink } from '../../src/mail/mail-sink';
-import { WorkflowType } from '../../workflows/contracts';
-import type { ReceiptsWorkflow } from '../../workflows/contracts';
+import { receiptMailWorkflowId, WorkflowType } from '../../workflows/contracts';
+import type { ReceiptMailWorkflow, ReceiptsWorkflow } from '../../workflows/contracts';
 import { resetDonationWorkflow } from '../money/workflow-control';
 import { waitForStatus } from '../support/donations';
 import { paymentOf } from '../support/money';
@@ -145,20 +145,31 @@ describe('receipts', () => {
     expect(copies).toHaveLength(1);
   });
 
-  it('starts a mail batch that a crash left claimed but never started', async () => {
+  it.each([
+    ['a crash left claimed but never started', false],
+    ['an operator terminated', true],
+  ])('starts again a mail batch that %s', async (_, terminated) => {
     const campaignId = await createCampaign(stack.db);
     const id = await donate(stack, campaignId, 27_000);
     await waitForStatus(stack, id, 'CONFIRMED');
     await runWriter();
     const number = (await numbersOf('receipt')).find((r) => r.donation_id === id)?.number ?? '?';
     await eventually(async () => ((await delivery(number))?.status === 'sent' ? true : undefined));
-    // Its delivery failed, and a batch claimed it two minutes ago, then crashed before starting.
+    // Its delivery failed, and a batch claimed it two minutes ago, then stopped before sending.
     await sql`UPDATE mail_deliveries SET status = 'failed' WHERE receipt_number = ${number}`.execute(
       stack.db,
     );
+    const batch = randomUUID();
+    if (terminated) {
+      const handle = await stack.temporal.workflow.start<ReceiptMailWorkflow>(
+        WorkflowType.receiptMail,
+        { workflowId: receiptMailWorkflowId(batch), taskQueue: `idle-${batch}`, args: [batch] },
+      );
+      await handle.terminate('stopped by an operator');
+    }
     await sql`
       INSERT INTO mail_queue (receipt_number, batch, claimed_at)
-      VALUES (${number}, ${randomUUID()}, now() - interval '2 minutes')
+      VALUES (${number}, ${batch}, now() - interval '2 minutes')
     `.execute(stack.db);
     await runWriter();
     await eventually(async () => ((await queued(number)) ? undefined : true));
