@@ -63,8 +63,8 @@ export class ReceiptMailer implements ReceiptSender {
     return this.deliveries.failBatch(batch, (number) => receiptMessageId(number, this.from), error);
   }
 
-  /** One document; its queue row is the caller's ({@link sendBatch}, the ops CLI's resend). */
-  async send(number: string) {
+  /** One document of a batch; its queue row is {@link sendBatch}'s. */
+  private async send(number: string) {
     const record = await this.receipts.find(number);
     if (!record) {
       throw ApplicationFailure.nonRetryable(`No receipt ${number}`, FailureType.Permanent);
