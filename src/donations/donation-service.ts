@@ -218,12 +218,13 @@ export class DonationService {
     const deadline = Date.now() + Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000;
     const workflowId = donationWorkflowId(id);
     let started: DonationView | undefined;
+    const wait = { accepted: false };
     let pauseMs = 100;
     for (;;) {
       let view: DonationView | undefined;
       try {
         const stillWaiting = deadline - Date.now() > 0 && !signal?.aborted;
-        const read = await this.read(id, clientId, started, stillWaiting);
+        const read = await this.read(id, clientId, started, stillWaiting ? wait : undefined);
         view = read?.view;
         if (read && !read.recorded) started = view;
       } catch (error) {
@@ -247,12 +248,13 @@ export class DonationService {
    * input of a workflow never changes). While a wait lasts (`waiting`), a donation the edge took
    * (its donor's details are saved before the start) is only read again from Postgres, where
    * the worker records it soon: undefined, and no read of Temporal's history per long poll.
+   * `waiting.accepted` remembers that for the wait's later polls: one statement each.
    */
   private async read(
     id: string,
     clientId: string | undefined,
     started: DonationView | undefined,
-    waiting: boolean,
+    waiting: { accepted: boolean } | undefined,
   ): Promise<{ view: DonationView; recorded: boolean } | undefined> {
     const donation = await this.deps.donations.findById(id);
     if (donation) {
@@ -262,12 +264,15 @@ export class DonationService {
       return { view: toView(donation), recorded: true };
     }
     if (started) return { view: started, recorded: false };
-    const details = await this.deps.donorDetails.find(id);
-    if (waiting && details) return undefined;
+    if (waiting && (waiting.accepted || (await this.deps.donorDetails.find(id)))) {
+      waiting.accepted = true;
+      return undefined;
+    }
     const found = await readDonationFromHistory(this.deps.temporal, donationWorkflowId(id));
     if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
       throw new AppError('donation-not-found');
     }
+    const details = await this.deps.donorDetails.find(id);
     return { view: startedView(found.input, found.startedAt, details), recorded: false };
   }
 
