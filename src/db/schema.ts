@@ -248,6 +248,8 @@ export interface MailDeliveriesTable {
   last_error: string | null;
   sent_at: Date | null;
   updated_at: Timestamp;
+  /** Until when the attempt sending it holds it; null when no attempt does. */
+  held_until: Date | null;
 }
 
 export interface Database {

@@ -6,6 +6,9 @@ import type { MailDeliveryStatus } from '../db/schema';
  * A numbered document's e-mail: the queue the numbering fills, and the delivery recorded before
  * and after the SMTP exchange, so a document is sent once. The only SQL about them.
  */
+/** How long an attempt holds a delivery it sends: past the longest SMTP exchange it can wait on. */
+const HOLD_SECONDS = 300;
+
 export class MailDeliveryRepository {
   constructor(private readonly db: Db) {}
 
@@ -107,7 +110,12 @@ export class MailDeliveryRepository {
         .onConflict((oc) =>
           oc
             .column('receipt_number')
-            .doUpdateSet({ status: 'failed', last_error: error, updated_at: sql`now()` })
+            .doUpdateSet({
+              status: 'failed',
+              last_error: error,
+              updated_at: sql`now()`,
+              held_until: null,
+            })
             .where('mail_deliveries.status', '=', 'sending'),
         )
         .execute();
@@ -116,13 +124,21 @@ export class MailDeliveryRepository {
   }
 
   /**
-   * Starts (or starts again) a document's delivery; false when it was sent already, so a
-   * retried activity or a reset workflow never sends it twice.
+   * Starts (or starts again) a document's delivery and holds it for this attempt: `ended` when
+   * it was sent already (or has no address), so a retried activity or a reset workflow never
+   * sends it twice; `held` while another attempt holds it, so one that outlived its time and
+   * the retry beside it never both send it.
    */
-  async beginDelivery(number: string, messageId: string): Promise<boolean> {
+  async beginDelivery(number: string, messageId: string): Promise<'begun' | 'ended' | 'held'> {
+    const held = sql<Date>`now() + make_interval(secs => ${HOLD_SECONDS})`;
     const row = await this.db
       .insertInto('mail_deliveries')
-      .values({ receipt_number: number, message_id: messageId, status: 'sending' })
+      .values({
+        receipt_number: number,
+        message_id: messageId,
+        status: 'sending',
+        held_until: held,
+      })
       .onConflict((oc) =>
         oc
           .column('receipt_number')
@@ -130,12 +146,35 @@ export class MailDeliveryRepository {
             status: 'sending',
             attempts: sql`mail_deliveries.attempts + 1`,
             updated_at: sql`now()`,
+            held_until: held,
           })
-          .where('mail_deliveries.status', 'not in', ['sent', 'no-address']),
+          .where('mail_deliveries.status', 'not in', ['sent', 'no-address'])
+          .where((eb) =>
+            eb.or([
+              eb('mail_deliveries.held_until', 'is', null),
+              eb('mail_deliveries.held_until', '<', sql<Date>`now()`),
+            ]),
+          ),
       )
       .returning('status')
       .executeTakeFirst();
-    return row !== undefined;
+    if (row) return 'begun';
+    const current = await this.db
+      .selectFrom('mail_deliveries')
+      .select('status')
+      .where('receipt_number', '=', number)
+      .executeTakeFirst();
+    return current?.status === 'sent' || current?.status === 'no-address' ? 'ended' : 'held';
+  }
+
+  /** An attempt whose send failed lets its delivery go: the next attempt may take it at once. */
+  async releaseDelivery(number: string, error: string): Promise<void> {
+    await this.db
+      .updateTable('mail_deliveries')
+      .set({ held_until: null, last_error: error, updated_at: sql`now()` })
+      .where('receipt_number', '=', number)
+      .where('status', '=', 'sending')
+      .execute();
   }
 
   async endDelivery(
@@ -149,6 +188,7 @@ export class MailDeliveryRepository {
         status,
         last_error: error ?? null,
         updated_at: sql`now()`,
+        held_until: null,
         ...(status === 'sent' ? { sent_at: sql<Date>`now()` } : {}),
       })
       .where('receipt_number', '=', number)

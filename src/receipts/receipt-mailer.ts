@@ -34,17 +34,24 @@ export class ReceiptMailer implements ReceiptSender {
    * Sends a batch's documents still queued, one by one, each taking the queue's row with it as
    * its delivery ends. A relay's refusal for good fails that document alone; anything else
    * (the relay away, a timeout) stops the batch and throws, and the retry sends only what is
-   * still queued. A cancelled or timed-out `attempt` stops before its next document.
+   * still queued. A cancelled or timed-out `attempt` stops before its next document; a document
+   * another attempt holds stays queued, and the batch throws for a retry.
    */
   async sendBatch(batch: string, attempt?: BatchAttempt): Promise<MailBatchCounts> {
     const result: MailBatchCounts = { sent: 0, 'sent-before': 0, 'no-address': 0, failed: 0 };
     const ended: string[] = [];
+    let held = 0;
     try {
       for (const number of await this.deliveries.batchDocuments(batch)) {
         attempt?.signal.throwIfAborted();
         attempt?.heartbeat();
         try {
-          result[await this.send(number)]++;
+          const outcome = await this.send(number);
+          if (outcome === 'held') {
+            held++;
+            continue;
+          }
+          result[outcome]++;
         } catch (error) {
           if (!(error instanceof ApplicationFailure && error.nonRetryable)) throw error;
           await this.deliveries.endDelivery(number, 'failed', error.message);
@@ -54,6 +61,13 @@ export class ReceiptMailer implements ReceiptSender {
       }
     } finally {
       await this.deliveries.dropFromMailQueue(ended);
+    }
+    if (held > 0) {
+      // Still queued: the retry finds them sent by the attempt holding them, or takes them over.
+      throw ApplicationFailure.retryable(
+        `${held} of the batch's documents held by another attempt`,
+        'MailDeliveryHeld',
+      );
     }
     return result;
   }
@@ -70,23 +84,33 @@ export class ReceiptMailer implements ReceiptSender {
       throw ApplicationFailure.nonRetryable(`No receipt ${number}`, FailureType.Permanent);
     }
     const messageId = receiptMessageId(number, this.from);
-    if (!(await this.deliveries.beginDelivery(number, messageId))) {
-      return 'sent-before' as const;
-    }
+    const begun = await this.deliveries.beginDelivery(number, messageId);
+    if (begun === 'ended') return 'sent-before' as const;
+    if (begun === 'held') return 'held' as const;
     if (!record.donorEmail) {
       await this.deliveries.endDelivery(number, 'no-address');
       return 'no-address' as const;
     }
     const document = this.documents.document(record);
     const pdf = await this.documents.render(document);
-    await sendOrFail(() =>
-      this.mail.send({
-        messageId,
-        to: record.donorEmail,
-        ...this.message(record, document),
-        attachments: [{ filename: `${number}.pdf`, content: pdf, contentType: 'application/pdf' }],
-      }),
-    );
+    try {
+      await sendOrFail(() =>
+        this.mail.send({
+          messageId,
+          to: record.donorEmail,
+          ...this.message(record, document),
+          attachments: [
+            { filename: `${number}.pdf`, content: pdf, contentType: 'application/pdf' },
+          ],
+        }),
+      );
+    } catch (error) {
+      // A refusal for good is ended by the batch; anything else is let go for the retry.
+      if (error instanceof ApplicationFailure && !error.nonRetryable) {
+        await this.deliveries.releaseDelivery(number, error.message);
+      }
+      throw error;
+    }
     await this.deliveries.endDelivery(number, 'sent');
     return 'sent' as const;
   }

@@ -176,6 +176,49 @@ describe('receipts', () => {
     expect(await delivery(number)).toMatchObject({ status: 'sent', attempts: 2 });
   });
 
+  it('leaves a document another attempt is sending, and sends it once that attempt lets go', async () => {
+    const campaignId = await createCampaign(stack.db);
+    const id = await donate(stack, campaignId, 27_700);
+    await waitForStatus(stack, id, 'CONFIRMED');
+    await runWriter();
+    const number = (await numbersOf('receipt')).find((r) => r.donation_id === id)?.number ?? '?';
+    await eventually(async () => ((await delivery(number))?.status === 'sent' ? true : undefined));
+    const copies = async () =>
+      (await mails()).filter((m) => numberOf(m.messageId) === number).length;
+    const sentBefore = await copies();
+    // Queued again, while an earlier attempt that outlived its time still holds its delivery.
+    await sql`
+      UPDATE mail_deliveries SET status = 'sending', held_until = now() + interval '5 minutes'
+      WHERE receipt_number = ${number}
+    `.execute(stack.db);
+    await sql`INSERT INTO mail_queue (receipt_number) VALUES (${number})`.execute(stack.db);
+    await runWriter();
+    const batch = await eventually(async () => {
+      const row = await stack.db
+        .selectFrom('mail_queue')
+        .select('batch')
+        .where('receipt_number', '=', number)
+        .executeTakeFirst();
+      return row?.batch ?? undefined;
+    });
+    const handle = stack.temporal.workflow.getHandle(receiptMailWorkflowId(batch));
+    await eventually(async () => {
+      const { raw } = await handle.describe();
+      const failure = raw.pendingActivities?.[0]?.lastFailure?.message ?? '';
+      return failure.includes('held by another attempt') ? true : undefined;
+    }, 30_000);
+    expect(await copies()).toBe(sentBefore);
+    expect(await queued(number)).toBe(true);
+
+    // That attempt lets go: the batch's retry sends it.
+    await sql`UPDATE mail_deliveries SET held_until = NULL WHERE receipt_number = ${number}`.execute(
+      stack.db,
+    );
+    await expect(handle.result()).resolves.toMatchObject({ sent: 1 });
+    expect(await copies()).toBe(sentBefore + 1);
+    expect(await queued(number)).toBe(false);
+  });
+
   it('records what a batch still holds as failed when its attempts are used up', async () => {
     const campaignId = await createCampaign(stack.db);
     const ids = [await donate(stack, campaignId, 28_000), await donate(stack, campaignId, 29_000)];
