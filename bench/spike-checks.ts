@@ -41,6 +41,34 @@ export async function waitForConfirmations(
 }
 
 /**
+ * Waits (at most `timeoutMs`) until the campaign's confirmations have their receipts mailed (or
+ * their mail ended otherwise): the round's own work, finished before the next round begins, so
+ * a yardstick never runs beside receipts the donations before it left. Returns how many are.
+ */
+export async function waitForReceiptsMailed(
+  db: Db,
+  campaignId: string,
+  expected: number,
+  timeoutMs: number,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await db
+      .selectFrom('receipts')
+      .innerJoin('donations', 'donations.id', 'receipts.donation_id')
+      .innerJoin('mail_deliveries', 'mail_deliveries.receipt_number', 'receipts.number')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('donations.campaign_id', '=', campaignId)
+      .where('receipts.series', '=', 'receipt')
+      .where('mail_deliveries.status', '!=', 'sending')
+      .executeTakeFirstOrThrow();
+    const mailed = Number(row.n);
+    if (mailed >= expected || Date.now() > deadline) return mailed;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
  * Every accepted donation confirmed exactly once, from the data: one row each and no other row
  * in the campaign, all CONFIRMED, one DONATION ledger entry each with its amount and no other
  * entry, and the campaign total equal to the ledger. Returns the problems found (none: []).

@@ -5,7 +5,12 @@ import { costBetween, CPU_KINDS, readCpu } from './cpu-meter';
 import type { CpuCost } from './cpu-meter';
 import { calibrate, median, percentiles, runDonors } from './spike-load';
 import type { CalibrationResult, DonorsResult } from './spike-load';
-import { measureDonationCosts, verifyExactlyOnce, waitForConfirmations } from './spike-checks';
+import {
+  measureDonationCosts,
+  verifyExactlyOnce,
+  waitForConfirmations,
+  waitForReceiptsMailed,
+} from './spike-checks';
 import { startCalibrationWorker, startSpikeStack } from './spike-stack';
 
 /**
@@ -17,8 +22,8 @@ import { startCalibrationWorker, startSpikeStack } from './spike-stack';
  * /v1/donations with the simulator settling each payment. The ratio is galang's median
  * confirmed rate over the yardstick's median completed rate: one round decides nothing on a
  * machine whose yardstick alone swings by a fifth between runs. Each galang round is checked
- * (every accepted donation confirmed exactly once) and charged CPU per process kind from
- * `/proc`. Ends with a probe of what one donation costs. Prints markdown for docs/benchmarks.md.
+ * (every accepted donation confirmed exactly once, its receipt mailed before the next round) and
+ * charged CPU per process kind from `/proc`. Ends with a probe of what one donation costs. Prints markdown for docs/benchmarks.md.
  *
  * SPIKE_LEVELS (50,200), SPIKE_SECONDS (20 per round), SPIKE_AUTO_PAY_MS (200),
  * SPIKE_PROBE_DONATIONS (20), SPIKE_TEMPORAL_ADDRESS (a Temporal to use instead of the dev
@@ -96,8 +101,18 @@ async function main(): Promise<void> {
       load.accepted.length,
       CONFIRM_TIMEOUT_MS,
     );
+    // The receipts are the round's too: mailed before the CPU is read and the next round runs.
+    const mailed = await waitForReceiptsMailed(
+      db,
+      campaignId,
+      confirmation.confirmed,
+      CONFIRM_TIMEOUT_MS,
+    );
     const cpu = costBetween(before, cpuNow(), load.accepted.length);
     const problems = await verifyExactlyOnce(db, campaignId, load.accepted);
+    if (mailed < confirmation.confirmed) {
+      problems.push(`${confirmation.confirmed - mailed} receipts not mailed`);
+    }
     if (load.abandoned > 0) problems.push(`${load.abandoned} abandoned`);
     const seconds = (confirmation.lastConfirmedAt - load.startedAt) / 1000;
     return { load, confirmedPerSecond: confirmation.confirmed / seconds, cpu, problems };
@@ -169,13 +184,23 @@ function report(results: readonly LevelResult[]): void {
     );
   }
   for (const level of results) {
+    // Temporal alone on the same loop: how long its update-with-start takes at this level.
+    say(
+      `- ${level.donors} in flight: the yardstick's update-with-start, p50 ` +
+        level.yardsticks.map((y) => ms(y.result.p50)).join(', ') +
+        ', p99 ' +
+        level.yardsticks.map((y) => ms(y.result.p99)).join(', '),
+    );
     for (const failure of level.rounds.flatMap((r) => r.load.failures)) {
       say(`- ${level.donors} in flight, ${failure}`);
     }
   }
   say();
   say('CPU ms per donation (galang rounds) and per workflow (yardstick rounds), by process kind,');
-  say('over the round and its confirmations; "busy" is the share of both cores in use.');
+  say(
+    'over the round, its confirmations and its receipts\' mail; "busy" is the share of both cores',
+  );
+  say('in use.');
   say();
   say(`| in flight | round | ${CPU_KINDS.join(' | ')} | busy |`);
   say(`|---|---|${CPU_KINDS.map(() => '---').join('|')}|---|`);

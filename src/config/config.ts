@@ -17,6 +17,8 @@ import { productionSecretProblems, sharedSecretProblems } from './production-sec
 import type { SecretSetting } from './production-secrets';
 import { DEV_PAYLOAD_KEYS, readTemporalSecurity } from './temporal-config';
 import { readPledges } from './pledge-config';
+import { readWorker } from './worker-config';
+import type { WorkerTuning } from './worker-config';
 import type { PledgeConfig } from './pledge-config';
 
 /**
@@ -127,17 +129,6 @@ export interface EarlyReturnConfig {
   readonly maxInFlight: number;
 }
 
-/** The worker processes `npm start` runs, and each one's slots and pollers. */
-export interface WorkerTuning {
-  readonly processes: number;
-  readonly maxCachedWorkflows: number;
-  readonly maxConcurrentWorkflowTasks: number;
-  readonly maxConcurrentActivities: number;
-  readonly maxConcurrentLocalActivities: number;
-  readonly workflowPollers: number;
-  readonly activityPollers: number;
-}
-
 /** Campaign progress caching: Redis shared by every process, plus a short in-process copy. */
 export interface ProgressCacheConfig {
   /** How long a cached value counts as fresh (jittered ±10 % per write). */
@@ -225,19 +216,7 @@ export function loadConfig(source: Env = process.env): Config {
       budgetMs: reader.integer('EARLY_RETURN_MS', 1_500, 0, 60_000),
       maxInFlight: reader.integer('EARLY_RETURN_MAX_IN_FLIGHT', 100, 0, 100_000),
     },
-    worker: {
-      processes: reader.integer('WORKER_PROCESSES', 1, 0, 64),
-      maxCachedWorkflows: reader.integer('WORKER_MAX_CACHED_WORKFLOWS', 2_000, 0),
-      maxConcurrentWorkflowTasks: reader.integer('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 100, 2),
-      maxConcurrentActivities: reader.integer('WORKER_MAX_CONCURRENT_ACTIVITIES', 200, 1),
-      maxConcurrentLocalActivities: reader.integer(
-        'WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES',
-        200,
-        1,
-      ),
-      workflowPollers: reader.integer('WORKER_WORKFLOW_POLLERS', 10, 2),
-      activityPollers: reader.integer('WORKER_ACTIVITY_POLLERS', 10, 1),
-    },
+    worker: readWorker(reader, problems),
     http: readHttp(reader, problems, production),
     rateLimits: readRateLimits(reader),
     webhookPoolSize: reader.integer('WEBHOOK_DB_POOL_SIZE', 3, 1, 100),

@@ -6,9 +6,10 @@ import { installWorkerRuntime, startWorker, startWorkerMetrics } from '../runtim
 import { WORKER_READY_MESSAGE } from '../runtime/worker-processes';
 
 /**
- * Production entry point: the Temporal worker for the donation task queue. `npm start` runs
- * WORKER_PROCESSES of these beside the API. It waits for Postgres and Temporal (and its
- * namespace) with backoff rather than exiting, and exits only on a misconfiguration.
+ * Production entry point: the Temporal worker of the task queues WORKER_TASK_QUEUES names (both,
+ * unless set). `npm start` runs WORKER_PROCESSES of these for donations beside the API, and one
+ * for receipts. It waits for Postgres and Temporal (and its namespace) with backoff rather than
+ * exiting, and exits only on a misconfiguration.
  */
 runEntry('worker', async (config, log, parts) => {
   const exporterUrl = await installWorkerRuntime(config, log);
@@ -19,7 +20,11 @@ runEntry('worker', async (config, log, parts) => {
   parts.push(await startWorker(config, db, log));
   if (exporterUrl !== undefined) parts.push(await startWorkerMetrics(config, exporterUrl, log));
   log.info(
-    { taskQueue: config.temporal.taskQueue, metricsPort: config.workerMetricsPort || undefined },
+    {
+      taskQueue: config.temporal.taskQueue,
+      queues: config.worker.taskQueues,
+      metricsPort: config.workerMetricsPort || undefined,
+    },
     'worker polling',
   );
   // Forked by `npm start` (src/runtime/worker-processes.ts): tell the parent we poll.

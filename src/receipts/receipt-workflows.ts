@@ -3,7 +3,15 @@ import type { Client } from '@temporalio/client';
 import { receiptMailWorkflowId, WorkflowType } from '../../workflows/contracts';
 import type { ReceiptMailWorkflow } from '../../workflows/contracts';
 
-/** Starts a mail batch's workflow once: its ID is the batch's. */
+/**
+ * The task queue of receipts' numbering and mail, beside the donations' own: a process that
+ * polls only it (src/runtime/worker-processes.ts) can yield its CPU to donations in a rush.
+ */
+export function receiptsTaskQueue(donationsTaskQueue: string): string {
+  return `${donationsTaskQueue}-receipts`;
+}
+
+/** Starts a mail batch's workflow once, on the receipts' task queue: its ID is the batch's. */
 export class ReceiptWorkflows {
   constructor(
     private readonly temporal: Client,

@@ -35,7 +35,7 @@ import { ReceiptFonts } from '../receipts/receipt-fonts';
 import { ReceiptMailer } from '../receipts/receipt-mailer';
 import { ReceiptRepository } from '../receipts/receipt-repository';
 import { ReceiptService } from '../receipts/receipt-service';
-import { ReceiptWorkflows } from '../receipts/receipt-workflows';
+import { ReceiptWorkflows, receiptsTaskQueue } from '../receipts/receipt-workflows';
 import { StuckDonations } from '../reconciliation/stuck-donations';
 import { WebhookDelivery } from '../webhooks/webhook-delivery';
 import { WebhookInboxRepository } from '../webhooks/webhook-inbox-repository';
@@ -163,7 +163,7 @@ export function createServices(config: Config, resources: Resources): Services {
     mailDeliveries,
     receiptDocuments,
     receiptService: new ReceiptService(receipts, receiptDocuments, tokenSecrets),
-    receiptWorkflows: new ReceiptWorkflows(temporal, taskQueue),
+    receiptWorkflows: new ReceiptWorkflows(temporal, receiptsTaskQueue(taskQueue)),
     receiptMailer: new ReceiptMailer(
       receipts,
       mailDeliveries,

@@ -17,7 +17,9 @@ import { connectionOptions } from '../temporal/temporal-connection';
 import type { TemporalConnectionConfig } from '../temporal/temporal-connection';
 import { createWorkerMetrics } from '../temporal/worker-metrics';
 import type { ActivityDeps, ReconciliationActivityDeps } from '../../activities';
-import type { WorkerTuning } from '../config/config';
+import { WORKER_QUEUES } from '../config/worker-config';
+import type { WorkerQueue, WorkerTuning } from '../config/worker-config';
+import { receiptsTaskQueue } from '../receipts/receipt-workflows';
 import type { Services } from './create-services';
 
 export interface DonationWorkerOptions {
@@ -32,6 +34,15 @@ export interface DonationWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Slots, pollers and cache (WORKER_* settings); the SDK's defaults where absent. */
   tuning?: WorkerTuning;
+  /** The task queues to poll (WORKER_TASK_QUEUES); both where absent. */
+  queues?: readonly WorkerQueue[];
+}
+
+/** The workers of one process, on one connection: run and stopped together. */
+export interface DonationWorkers {
+  /** Resolves when every worker has stopped; rejects, after stopping the others, if one failed. */
+  run(): Promise<void>;
+  shutdown(): void;
 }
 
 /** The SDK's options for {@link WorkerTuning}; see docs/operations.md for how they were sized. */
@@ -72,14 +83,18 @@ export async function bundleWorkflows(): Promise<{ code: string }> {
   });
 }
 
-/** Builds a worker for the donation task queue (donations and reconciliation) from its dependencies. */
+/**
+ * Builds the workers of the task queues given (donations, refunds, pledges and reconciliation
+ * on the donations' queue; receipts on theirs) from their dependencies, on one connection.
+ */
 export async function createDonationWorker(
   options: DonationWorkerOptions,
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+): Promise<{ worker: DonationWorkers; connection: NativeConnection }> {
   const workflowBundle = options.workflowBundle ?? (await bundleWorkflows());
   const connection = await NativeConnection.connect(connectionOptions(options.temporal));
   try {
-    return { worker: await createWorkerOn(connection, workflowBundle, options), connection };
+    const workers = await createWorkersOn(connection, workflowBundle, options);
+    return { worker: runTogether(workers), connection };
   } catch (error) {
     // Worker.create checks the namespace: a boot that waits for it tries again on a new one.
     await connection.close().catch(() => undefined);
@@ -87,11 +102,11 @@ export async function createDonationWorker(
   }
 }
 
-async function createWorkerOn(
+async function createWorkersOn(
   connection: NativeConnection,
   workflowBundle: NonNullable<WorkerOptions['workflowBundle']>,
   options: DonationWorkerOptions,
-): Promise<Worker> {
+): Promise<Worker[]> {
   // The Runtime's meter: exported by its Prometheus endpoint when one is configured, else a no-op.
   const metrics = createWorkerMetrics(Runtime.instance().metricMeter);
   const { services } = options;
@@ -108,35 +123,69 @@ async function createWorkerOn(
   };
   const reconciliation: ReconciliationActivityDeps = { reconciler: services.reconciler };
   const { mail } = options.config;
-  const receiptActivities = createReceiptActivities({
-    receipts: services.receipts,
-    mailDeliveries: services.mailDeliveries,
-    issuer: { prefix: mail.organization.receiptPrefix, timeZone: mail.organization.timeZone },
-    receiptWorkflows: services.receiptWorkflows,
-    sender: services.receiptMailer,
-    metrics,
-  });
-  return Worker.create({
-    connection,
-    namespace: options.temporal.namespace,
-    taskQueue: options.taskQueue,
-    // Outside the sandbox: workflow code sees plain values, histories hold ciphertext.
-    dataConverter: createDataConverter(options.temporal.payloadKeys),
-    activities: {
+  const activities: Record<WorkerQueue, () => object> = {
+    donations: () => ({
       ...createDonationActivities(deps),
       ...createReversalActivities(deps),
       ...createReconciliationActivities(reconciliation),
-      ...receiptActivities,
       ...createPledgeActivities({ pledges: services.pledges, billing: services.pledgeBilling }),
+    }),
+    receipts: () =>
+      createReceiptActivities({
+        receipts: services.receipts,
+        mailDeliveries: services.mailDeliveries,
+        issuer: { prefix: mail.organization.receiptPrefix, timeZone: mail.organization.timeZone },
+        receiptWorkflows: services.receiptWorkflows,
+        sender: services.receiptMailer,
+        metrics,
+      }),
+  };
+  const taskQueues: Record<WorkerQueue, string> = {
+    donations: options.taskQueue,
+    receipts: receiptsTaskQueue(options.taskQueue),
+  };
+  const workers: Worker[] = [];
+  for (const queue of options.queues ?? WORKER_QUEUES) {
+    workers.push(
+      await Worker.create({
+        connection,
+        namespace: options.temporal.namespace,
+        taskQueue: taskQueues[queue],
+        // Outside the sandbox: workflow code sees plain values, histories hold ciphertext.
+        dataConverter: createDataConverter(options.temporal.payloadKeys),
+        activities: activities[queue](),
+        interceptors: {
+          activity: [
+            correlationActivityInterceptor,
+            activityMetricsInterceptor(metrics),
+            permanentFailureInterceptor,
+          ],
+        },
+        workflowBundle,
+        ...tuningOptions(options.tuning),
+      }),
+    );
+  }
+  return workers;
+}
+
+/** One run for several workers: one that fails stops the others, so the process ends whole. */
+function runTogether(workers: readonly Worker[]): DonationWorkers {
+  const shutdown = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  return {
+    async run() {
+      const runs = workers.map((worker) =>
+        worker.run().catch((error: unknown) => {
+          shutdown();
+          throw error;
+        }),
+      );
+      const results = await Promise.allSettled(runs);
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
     },
-    interceptors: {
-      activity: [
-        correlationActivityInterceptor,
-        activityMetricsInterceptor(metrics),
-        permanentFailureInterceptor,
-      ],
-    },
-    workflowBundle,
-    ...tuningOptions(options.tuning),
-  });
+    shutdown,
+  };
 }

@@ -7,6 +7,7 @@ import { IdempotencyStore } from '../idempotency/idempotency-store';
 import { createMetrics } from '../observability/metrics';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { ensureReceiptsSchedule } from '../receipts/receipts-schedule';
+import { receiptsTaskQueue } from '../receipts/receipt-workflows';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { connectTemporalClient, createTemporalClient } from '../temporal/temporal-client';
 import { checkTemporal, probeTemporalTls } from '../temporal/temporal-reachability';
@@ -134,9 +135,11 @@ export async function startWorkerMetrics(
 }
 
 /**
- * The donation worker; resolves once it polls its task queue. It also runs reconciliation, and
- * makes sure the schedule that starts it exists (RECONCILE_INTERVAL_SECONDS). A Temporal that
- * is not up yet, or a namespace not created yet, is waited for with backoff, not exited on.
+ * The worker of the task queues WORKER_TASK_QUEUES names (the donations', with refunds, pledges
+ * and reconciliation, and the receipts'); resolves once it polls them. It makes sure the
+ * schedules of reconciliation and receipts exist (RECONCILE_INTERVAL_SECONDS,
+ * RECEIPTS_INTERVAL_SECONDS). A Temporal that is not up yet, or a namespace not created yet, is
+ * waited for with backoff, not exited on.
  */
 export async function startWorker(config: Config, db: Db, log: Logger): Promise<Running> {
   const redis = openRedis(config);
@@ -154,6 +157,7 @@ export async function startWorker(config: Config, db: Db, log: Logger): Promise<
         providers,
         config,
         tuning: config.worker,
+        queues: config.worker.taskQueues,
         workflowBundle,
       });
       try {
@@ -163,7 +167,7 @@ export async function startWorker(config: Config, db: Db, log: Logger): Promise<
         });
         await ensureReceiptsSchedule(client, {
           prefix: config.mail.organization.receiptPrefix,
-          taskQueue: config.temporal.taskQueue,
+          taskQueue: receiptsTaskQueue(config.temporal.taskQueue),
           intervalSeconds: config.mail.receiptsIntervalSeconds,
         });
       } catch (error) {
@@ -180,7 +184,7 @@ export async function startWorker(config: Config, db: Db, log: Logger): Promise<
   return {
     name: 'worker',
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      worker.shutdown();
       await running;
       await connection.close();
       await temporal.connection.close();

@@ -9,11 +9,11 @@ import { CampaignRepository } from '../../src/campaigns/campaign-repository';
 import { startMailSink } from '../../src/mail/mail-sink';
 import type { MailSink } from '../../src/mail/mail-sink';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { WorkflowType, pledgeScheduleId } from '../../workflows/contracts';
-import type { ReceiptsWorkflow } from '../../workflows/contracts';
+import { pledgeScheduleId } from '../../workflows/contracts';
 import { freePort } from '../support/free-port';
 import { createOwnDatabase } from '../support/own-database';
 import type { OwnDatabase } from '../support/own-database';
+import { runReceipts } from '../support/mail-stack';
 import { startStack } from '../support/stack';
 import type { Stack } from '../support/stack';
 
@@ -189,11 +189,7 @@ describe('the campaign page, in Chromium', () => {
 
       // The test stack has no receipts schedule: the writer runs here, and the page, which
       // asks for the receipt once a second after the confirmation, links its PDF.
-      await stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
-        workflowId: `receipts-test-${randomUUID()}`,
-        taskQueue: stack.config.temporal.taskQueue,
-        args: [],
-      });
+      await runReceipts(stack);
       const receipt = page.locator('#receipt-link');
       await receipt.waitFor({ timeout: 15_000 });
       expect(await receipt.textContent()).toMatch(/^Receipt [A-Z0-9]{2,8}-\d{4}-\d{6} \(PDF\)$/);

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { WorkflowType, pledgeScheduleId } from '../../workflows/contracts';
-import type { ReceiptsWorkflow } from '../../workflows/contracts';
+import { pledgeScheduleId } from '../../workflows/contracts';
 import { clientAScope, postDonation, totalsOf, waitForStatus } from '../support/donations';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
 import {
@@ -13,7 +12,7 @@ import {
   redisKeysHolding,
 } from '../support/erasure-probes';
 import { temporalLogs } from '../support/quiet-temporal';
-import { startMailStack } from '../support/mail-stack';
+import { runReceipts, startMailStack } from '../support/mail-stack';
 import { ops } from '../support/ops';
 import { textOf } from '../support/pdf-text';
 import { CLIENT_SECRET, OPERATOR_SECRET, createCampaign, eventually } from '../support/stack';
@@ -116,11 +115,7 @@ describe('donor erasure', () => {
         .where('id', '=', pledged.pledge.id)
         .executeTakeFirstOrThrow();
     await eventually(async () => (await keptCard()).saved_method ?? undefined, 30_000);
-    await stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
-      workflowId: `receipts-erasure-${tag}`,
-      taskQueue: stack.config.temporal.taskQueue,
-      args: [],
-    });
+    await runReceipts(stack, `receipts-erasure-${tag}`);
     const before = await receiptText(named);
     expect(before.text).toContain(donor.name);
     // The wall's page, cached in Redis, names the donor: a copy the erasure must reach.

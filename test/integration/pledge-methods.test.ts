@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { sql } from 'kysely';
 import { WorkflowType, pledgePeriodWorkflowId, pledgeScheduleId } from '../../workflows/contracts';
-import type { PledgePeriodWorkflow, ReceiptsWorkflow } from '../../workflows/contracts';
+import type { PledgePeriodWorkflow } from '../../workflows/contracts';
 import type { SavedMethodState } from '../../src/providers/simulator/simulator-saved-methods';
 import { startCardStack } from '../support/card-stacks';
 import type { CardProvider, CardStack } from '../support/card-stacks';
+import { runReceipts } from '../support/mail-stack';
 import type { MailStack } from '../support/mail-stack';
 import { CLIENT_SECRET, createCampaign, eventually } from '../support/stack';
 import { periodOf } from '../../src/pledges/pledge-calendar';
@@ -315,11 +316,7 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
   it('e-mails the donor’s management link with a period’s receipt', async () => {
     const { pledge, firstDonation, email } = await create('card');
     await keptMethod(pledge.id, firstDonation.id);
-    await mail.stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
-      workflowId: `receipts-test-${randomUUID()}`,
-      taskQueue: mail.stack.config.temporal.taskQueue,
-      args: [],
-    });
+    await runReceipts(mail.stack);
     const receipt = await eventually(async () => {
       const found = (await mailsTo(email)).filter((m) => m.subject?.startsWith('Receipt'));
       return found.length > 0 ? found : undefined;

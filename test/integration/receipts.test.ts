@@ -6,12 +6,12 @@ import { startMailSink } from '../../src/mail/mail-sink';
 import { MailDeliveryRepository } from '../../src/receipts/mail-delivery-repository';
 import type { MailSink } from '../../src/mail/mail-sink';
 import { receiptMailWorkflowId, WorkflowType } from '../../workflows/contracts';
-import type { ReceiptMailWorkflow, ReceiptsWorkflow } from '../../workflows/contracts';
+import type { ReceiptMailWorkflow } from '../../workflows/contracts';
 import { resetDonationWorkflow } from '../money/workflow-control';
 import { waitForStatus } from '../support/donations';
 import { paymentOf } from '../support/money';
 import { ops } from '../support/ops';
-import { startMailStack } from '../support/mail-stack';
+import { runReceipts, startMailStack } from '../support/mail-stack';
 import { textOf } from '../support/pdf-text';
 import { donate, refund } from '../support/reconciliation';
 import { CLIENT_SECRET, OTHER_CLIENT_SECRET, createCampaign, eventually } from '../support/stack';
@@ -42,12 +42,7 @@ describe('receipts', () => {
     await stop();
   });
 
-  const runWriter = () =>
-    stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
-      workflowId: `receipts-test-${randomUUID()}`,
-      taskQueue: stack.config.temporal.taskQueue,
-      args: [],
-    });
+  const runWriter = () => runReceipts(stack);
 
   const numbersOf = (series: 'receipt' | 'credit-note') =>
     stack.db

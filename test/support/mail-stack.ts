@@ -1,7 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { startMailSink } from '../../src/mail/mail-sink';
+import { receiptsTaskQueue } from '../../src/receipts/receipt-workflows';
+import { WorkflowType } from '../../workflows/contracts';
+import type { ReceiptsReport, ReceiptsWorkflow } from '../../workflows/contracts';
 import type { MailSink } from '../../src/mail/mail-sink';
 import { createOwnDatabase } from './own-database';
 import type { OwnDatabase } from './own-database';
@@ -43,4 +47,19 @@ export async function startMailStack(
       await database.drop();
     },
   };
+}
+
+/**
+ * One numbering run of the receipts, on the receipts' task queue, to its end: test stacks have
+ * no receipts schedule, so a test runs the writer when it wants its documents.
+ */
+export function runReceipts(
+  stack: Stack,
+  workflowId = `receipts-test-${randomUUID()}`,
+): Promise<ReceiptsReport> {
+  return stack.temporal.workflow.execute<ReceiptsWorkflow>(WorkflowType.receipts, {
+    workflowId,
+    taskQueue: receiptsTaskQueue(stack.config.temporal.taskQueue),
+    args: [],
+  });
 }

@@ -48,6 +48,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ WORKER_WORKFLOW_POLLERS: '1' })).toThrow(/WORKER_WORKFLOW_POLLERS/);
   });
 
+  it('polls both task queues unless told one, and refuses a queue it does not know', () => {
+    expect(loadConfig({}).worker.taskQueues).toEqual(['donations', 'receipts']);
+    expect(loadConfig({ WORKER_TASK_QUEUES: 'receipts' }).worker.taskQueues).toEqual(['receipts']);
+    expect(() => loadConfig({ WORKER_TASK_QUEUES: 'donations,mail' })).toThrow(
+      /WORKER_TASK_QUEUES must list one or both of donations, receipts, got "donations,mail"/,
+    );
+    expect(() => loadConfig({ WORKER_TASK_QUEUES: ',' })).toThrow(/WORKER_TASK_QUEUES/);
+  });
+
   it('keeps idempotency records for at least 24 hours', () => {
     expect(() => loadConfig({ IDEMPOTENCY_TTL_SECONDS: '60' })).toThrow(/IDEMPOTENCY_TTL/);
   });
