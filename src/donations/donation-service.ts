@@ -86,7 +86,7 @@ export class DonationService {
     const donationId = deriveUuid(scope);
     const { donor, message, ...rest } = request;
     // The donor's data goes to Postgres, not into the workflow's input: no history holds it.
-    await this.deps.donorDetails.save(donationId, { donor, message });
+    const unrecorded = await this.deps.donorDetails.save(donationId, { donor, message });
     const input: DonationInput = {
       ...rest,
       donationId,
@@ -107,8 +107,12 @@ export class DonationService {
     let outcome: StartOutcome | undefined;
     let cause: unknown;
     try {
+      // Unrecorded when its details were saved: a record now is its workflow's, started since.
+      const recordedSince = unrecorded
+        ? async () => (await this.deps.donations.findById(donationId)) !== undefined
+        : undefined;
       outcome = await (waitForAction
-        ? this.starter.start(input)
+        ? this.starter.start(input, recordedSince)
         : this.starter.startWithoutWaiting(input));
     } catch (error) {
       cause = error;

@@ -17,15 +17,18 @@ export class DonorDetailsRepository {
    * Written before the workflow starts; a retry of the same key writes no field again (the body
    * is the same: the idempotency layer refused any other), nor anything once the donation is
    * recorded. It renews `created_at`, so a retry keeps the row from {@link purgeOrphans}.
+   * True when the donation was not recorded yet: a record seen later was made after this call.
    */
-  async save(donationId: string, details: DonorDetails): Promise<void> {
+  async save(donationId: string, details: DonorDetails): Promise<boolean> {
     const { donor, message } = details;
-    await sql`
+    const { rows } = await sql<{ donation_id: string }>`
       INSERT INTO donor_details (donation_id, donor_name, donor_email, donor_anonymous, message)
       SELECT ${donationId}, ${donor.name}, ${donor.email}, ${donor.anonymous}, ${message ?? null}
        WHERE NOT EXISTS (SELECT 1 FROM donations WHERE id = ${donationId})
       ON CONFLICT (donation_id) DO UPDATE SET created_at = now()
+      RETURNING donation_id
     `.execute(this.db);
+    return rows.length > 0;
   }
 
   /**

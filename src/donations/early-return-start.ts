@@ -39,7 +39,8 @@ export type StartOutcome =
  * Past the budget (EARLY_RETURN_MS), or when EARLY_RETURN_MAX_IN_FLIGHT waits are held in this
  * process already, the workflow is started without waiting (start with USE_EXISTING: one
  * call, whatever ran before) and the caller answers PENDING: the edge never queues more than it
- * can answer within the budget. Either way the caller knows the workflow exists before it
+ * can answer within the budget. Past the budget, a donation recorded since the request began
+ * proves the start without that call. Either way the caller knows the workflow exists before it
  * answers; only a start that Temporal did not take is an error (503).
  */
 export class EarlyReturnStart {
@@ -47,8 +48,12 @@ export class EarlyReturnStart {
 
   constructor(private readonly deps: EarlyReturnStartDeps) {}
 
-  /** Waits for the payment action at most the budget; throws only when Temporal is away. */
-  async start(input: DonationInput): Promise<StartOutcome> {
+  /**
+   * Waits for the payment action at most the budget; throws only when Temporal is away. Past
+   * the budget, `recordedSince` may prove the start without a second call: the donation was
+   * recorded, by its workflow's first step, after this request began (see DonationService).
+   */
+  async start(input: DonationInput, recordedSince?: () => Promise<boolean>): Promise<StartOutcome> {
     const options = this.startOptions(input);
     const { budgetMs, maxInFlight } = this.deps.earlyReturn;
     if (budgetMs === 0) return this.startOnly(options, 'budget');
@@ -75,6 +80,11 @@ export class EarlyReturnStart {
       // Past the budget, Temporal away, or the workflow closed: make sure it exists.
     } finally {
       this.waiting--;
+    }
+    // Only the workflow records a donation: no second start against a server already late.
+    if (await recordedSince?.()) {
+      this.deps.metrics?.earlyReturns.inc({ outcome: 'budget' });
+      return { kind: 'started', reason: 'budget' };
     }
     return this.startOnly(options, 'budget');
   }

@@ -10,6 +10,8 @@ import { createMetrics } from '../../src/observability/metrics';
 import { createSimulatorProvider } from '../../src/providers/simulator/simulator-provider';
 import { donationWorkflowId, paymentActionUpdateId, WorkflowType } from '../../workflows/contracts';
 import { clientAScope, effectsOf, postDonation, waitForStatus } from '../support/donations';
+import { TcpProxy } from '../support/tcp-proxy';
+import { testState } from '../support/test-env';
 import {
   CLIENT_SECRET,
   createCampaign,
@@ -286,4 +288,42 @@ describe('a donation accepted before any worker recorded it', () => {
     });
     await stack.temporal.workflow.getHandle(donationWorkflowId(id)).terminate('test done');
   });
+});
+
+describe('the early return past its budget, once the workflow recorded the donation', () => {
+  it('answers PENDING from that record without starting the workflow again', async () => {
+    // The edge reaches Temporal through a proxy this test cuts; the worker reaches it directly.
+    const proxy = await TcpProxy.start(testState().temporalAddress);
+    const stack = await startStack({
+      autoPayMs: 200,
+      apiTemporalAddress: proxy.address,
+      env: { EARLY_RETURN_MS: '4000', TEMPORAL_REQUEST_TIMEOUT_MS: '1500' },
+    });
+    try {
+      const campaignId = await createCampaign(stack.db);
+      const key = `recorded-${Date.now()}`;
+      const id = deriveUuid(clientAScope(key));
+      stack.simulator.plan(id, { latencyMs: SLOW_PROVIDER_MS });
+      const answered = postDonation(stack.apiUrl, key, donationBody(campaignId));
+      // Its workflow's first step recorded it (the provider has not answered yet). From here the
+      // edge cannot reach Temporal: a second start would fail, and the answer would be a 503.
+      await eventually(() =>
+        stack.db.selectFrom('donations').select('id').where('id', '=', id).executeTakeFirst(),
+      );
+      proxy.set('refuse');
+      const response = await answered;
+      // Answered at the budget: not after a start that had to fail, when the payment existed.
+      expect(stack.simulator.chargeCount(`${id}:create`)).toBe(0);
+      expect(response.status).toBe(202);
+      expect(((await response.json()) as Accepted).paymentAction).toBeNull();
+
+      proxy.set('pass');
+      await waitForStatus(stack, id, 'CONFIRMED');
+      expect(await effectsOf(stack, id)).toMatchObject({ donations: 1, workflows: 1, charges: 1 });
+    } finally {
+      proxy.set('pass');
+      await stack.stop();
+      await proxy.close();
+    }
+  }, 60_000);
 });
