@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 export const CPU_KINDS = [
   'api',
   'worker',
+  'receipts',
   'temporal',
   'postgres',
   'simulator',
@@ -65,7 +66,11 @@ export function costBetween(before: CpuReading, after: CpuReading, units: number
 function kindOf(pid: number): CpuKind {
   const cmdline = readOrEmpty(`/proc/${pid}/cmdline`).replaceAll('\0', ' ');
   if (cmdline.includes('server start-dev')) return 'temporal';
-  if (cmdline.includes('entry/worker')) return 'worker';
+  if (cmdline.includes('entry/worker')) {
+    // npm start's receipts process: the worker entry told to poll the receipts' queue only.
+    const environ = readOrEmpty(`/proc/${pid}/environ`).split('\0');
+    return environ.includes('WORKER_TASK_QUEUES=receipts') ? 'receipts' : 'worker';
+  }
   if (cmdline.includes('entry/api')) return 'api';
   return 'simulator';
 }
