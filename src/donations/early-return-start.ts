@@ -82,7 +82,8 @@ export class EarlyReturnStart {
       this.waiting--;
     }
     // Only the workflow records a donation: no second start against a server already late.
-    if (await recordedSince?.()) {
+    // A record that cannot be read proves nothing: the start is made as before.
+    if (await recordedSince?.().catch(() => false)) {
       this.deps.metrics?.earlyReturns.inc({ outcome: 'budget' });
       return { kind: 'started', reason: 'budget' };
     }

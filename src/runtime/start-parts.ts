@@ -7,7 +7,6 @@ import { IdempotencyStore } from '../idempotency/idempotency-store';
 import { createMetrics } from '../observability/metrics';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { ensureReceiptsSchedule } from '../receipts/receipts-schedule';
-import { receiptsTaskQueue } from '../receipts/receipt-workflows';
 import { PaymentSimulator } from '../providers/simulator/simulator-server';
 import { connectTemporalClient, createTemporalClient } from '../temporal/temporal-client';
 import { checkTemporal, probeTemporalTls } from '../temporal/temporal-reachability';
@@ -167,7 +166,7 @@ export async function startWorker(config: Config, db: Db, log: Logger): Promise<
         });
         await ensureReceiptsSchedule(client, {
           prefix: config.mail.organization.receiptPrefix,
-          taskQueue: receiptsTaskQueue(config.temporal.taskQueue),
+          taskQueue: config.temporal.taskQueue,
           intervalSeconds: config.mail.receiptsIntervalSeconds,
         });
       } catch (error) {

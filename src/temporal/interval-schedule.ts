@@ -15,7 +15,7 @@ export type ScheduleOutcome = 'created' | 'updated' | 'unchanged' | 'disabled';
 /**
  * Creates a schedule that starts a workflow (with no arguments) every `intervalSeconds`, once:
  * every worker calls this at start, and a schedule that exists is left alone unless its
- * interval changed. Overlapping runs are skipped, and a run missed while Temporal was down is
+ * interval or its workflows' task queue changed. Overlapping runs are skipped, and a run missed while Temporal was down is
  * not caught up (the next one does the same work).
  */
 export async function ensureIntervalSchedule(
@@ -44,7 +44,12 @@ export async function ensureIntervalSchedule(
   const handle = client.schedule.getHandle(schedule.scheduleId);
   const current = await handle.describe();
   const intervals = current.spec.intervals ?? [];
-  if (intervals.length === 1 && intervals[0]?.every === every) return 'unchanged';
-  await handle.update((previous) => ({ ...previous, spec: { intervals: [{ every }] } }));
+  const sameInterval = intervals.length === 1 && intervals[0]?.every === every;
+  if (sameInterval && current.action.taskQueue === schedule.taskQueue) return 'unchanged';
+  await handle.update((previous) => ({
+    ...previous,
+    spec: { intervals: [{ every }] },
+    action: { ...previous.action, taskQueue: schedule.taskQueue },
+  }));
   return 'updated';
 }

@@ -303,27 +303,30 @@ describe('the early return past its budget, once the workflow recorded the donat
       const campaignId = await createCampaign(stack.db);
       const key = `recorded-${Date.now()}`;
       const id = deriveUuid(clientAScope(key));
-      stack.simulator.plan(id, { latencyMs: SLOW_PROVIDER_MS });
+      // The provider refuses every create for now: the donation is recorded, its action never
+      // comes while the edge waits, whatever the machine's speed.
+      stack.simulator.plan(id, { errorRate: 1 });
       const answered = postDonation(stack.apiUrl, key, donationBody(campaignId));
-      // Its workflow's first step recorded it (the provider has not answered yet). From here the
-      // edge cannot reach Temporal: a second start would fail, and the answer would be a 503.
+      // Its workflow's first step recorded it. From here the edge cannot reach Temporal: a
+      // second start would fail, and with no payment action to answer the edge would say 503.
       await eventually(() =>
         stack.db.selectFrom('donations').select('id').where('id', '=', id).executeTakeFirst(),
       );
       proxy.set('refuse');
       const response = await answered;
-      // Answered at the budget: not after a start that had to fail, when the payment existed.
-      expect(stack.simulator.chargeCount(`${id}:create`)).toBe(0);
       expect(response.status).toBe(202);
       expect(((await response.json()) as Accepted).paymentAction).toBeNull();
 
+      stack.simulator.plan(id, {});
       proxy.set('pass');
-      await waitForStatus(stack, id, 'CONFIRMED');
+      // The edge's connection comes back after gRPC's reconnect backoff, the payment after the
+      // workflow's next try: slow on a loaded machine, so the wait is long.
+      await waitForStatus(stack, id, 'CONFIRMED', 90_000);
       expect(await effectsOf(stack, id)).toMatchObject({ donations: 1, workflows: 1, charges: 1 });
     } finally {
       proxy.set('pass');
       await stack.stop();
       await proxy.close();
     }
-  }, 60_000);
+  }, 150_000);
 });

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { DonorDetailsRepository } from '../../src/donations/donor-details-repository';
 import { WebhookInboxRepository } from '../../src/webhooks/webhook-inbox-repository';
+import { ensureIntervalSchedule } from '../../src/temporal/interval-schedule';
 import { effectsOf, totalsOf, waitForStatus, workflowResult } from '../support/donations';
 import {
   backdateDonation,
@@ -101,6 +102,20 @@ describe('reconciliation', () => {
     expect(await ensure(7200)).toBe('updated');
     expect((await handle.describe()).spec.intervals).toMatchObject([{ every: 7_200_000 }]);
     expect(await ensure(3600)).toBe('updated');
+
+    // One whose runs should go to another task queue is moved there (a schedule made before
+    // the receipts had a queue of their own still numbers them).
+    const moved = await ensureIntervalSchedule(stack.temporal, {
+      scheduleId: reconciliationScheduleId(taskQueue),
+      workflowType: WorkflowType.reconciliation,
+      workflowId: `moved-${taskQueue}`,
+      taskQueue: `${taskQueue}-elsewhere`,
+      intervalSeconds: 3600,
+    });
+    expect(moved).toBe('updated');
+    expect((await handle.describe()).action).toMatchObject({ taskQueue: `${taskQueue}-elsewhere` });
+    expect(await ensure(3600)).toBe('updated');
+    expect((await handle.describe()).action).toMatchObject({ taskQueue });
   });
 
   it('repairs a corrupted total from the ledger, records it, and changes nothing else', async () => {
