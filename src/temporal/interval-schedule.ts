@@ -15,8 +15,8 @@ export type ScheduleOutcome = 'created' | 'updated' | 'unchanged' | 'disabled';
 /**
  * Creates a schedule that starts a workflow (with no arguments) every `intervalSeconds`, once:
  * every worker calls this at start, and a schedule that exists is left alone unless its
- * interval or its workflows' task queue changed. Overlapping runs are skipped, and a run missed while Temporal was down is
- * not caught up (the next one does the same work).
+ * interval or its workflows' task queue changed. Overlapping runs are skipped, and a run missed
+ * while Temporal was down is not caught up (the next one does the same work).
  */
 export async function ensureIntervalSchedule(
   client: Client,
