@@ -106,11 +106,16 @@ export class DonationService {
 
     let outcome: StartOutcome | undefined;
     let cause: unknown;
+    // Unrecorded when its details were saved: a record now is its workflow's, started since.
+    // Read once past the budget: it proves the start, and the answer below is made from it.
+    let record: Donation | undefined;
+    const recordedSince = unrecorded
+      ? async () => {
+          record = await this.deps.donations.findById(donationId);
+          return record !== undefined;
+        }
+      : undefined;
     try {
-      // Unrecorded when its details were saved: a record now is its workflow's, started since.
-      const recordedSince = unrecorded
-        ? async () => (await this.deps.donations.findById(donationId)) !== undefined
-        : undefined;
       outcome = await (waitForAction
         ? this.starter.start(input, recordedSince)
         : this.starter.startWithoutWaiting(input));
@@ -128,7 +133,7 @@ export class DonationService {
     }
     // Started without its action, closed already (a retry after it finished), refused in an
     // earlier run, or Temporal away: Postgres knows whether the payment exists.
-    const donation = await this.deps.donations.findById(donationId);
+    const donation = record ?? (await this.deps.donations.findById(donationId));
     if (donation?.paymentAction) return acceptedAnswer(donation, donation.status);
     const refused = refusalCode(donation?.failureReason);
     if (refused) throw new AppError(refused);

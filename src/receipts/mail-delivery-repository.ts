@@ -2,13 +2,13 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database';
 import type { MailDeliveryStatus } from '../db/schema';
 
+/** How long an attempt holds a delivery it sends: past the longest SMTP exchange it can wait on. */
+const HOLD_SECONDS = 300;
+
 /**
  * A numbered document's e-mail: the queue the numbering fills, and the delivery recorded before
  * and after the SMTP exchange, so a document is sent once. The only SQL about them.
  */
-/** How long an attempt holds a delivery it sends: past the longest SMTP exchange it can wait on. */
-const HOLD_SECONDS = 300;
-
 export class MailDeliveryRepository {
   constructor(private readonly db: Db) {}
 

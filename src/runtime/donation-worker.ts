@@ -144,6 +144,13 @@ async function createWorkersOn(
     donations: options.taskQueue,
     receipts: receiptsTaskQueue(options.taskQueue),
   };
+  // Outside the sandbox: workflow code sees plain values, histories hold ciphertext.
+  const dataConverter = createDataConverter(options.temporal.payloadKeys);
+  const activityInterceptors = [
+    correlationActivityInterceptor,
+    activityMetricsInterceptor(metrics),
+    permanentFailureInterceptor,
+  ];
   const workers: Worker[] = [];
   for (const queue of options.queues ?? WORKER_QUEUES) {
     workers.push(
@@ -151,16 +158,9 @@ async function createWorkersOn(
         connection,
         namespace: options.temporal.namespace,
         taskQueue: taskQueues[queue],
-        // Outside the sandbox: workflow code sees plain values, histories hold ciphertext.
-        dataConverter: createDataConverter(options.temporal.payloadKeys),
+        dataConverter,
         activities: activities[queue](),
-        interceptors: {
-          activity: [
-            correlationActivityInterceptor,
-            activityMetricsInterceptor(metrics),
-            permanentFailureInterceptor,
-          ],
-        },
+        interceptors: { activity: activityInterceptors },
         workflowBundle,
         ...tuningOptions(options.tuning),
       }),
