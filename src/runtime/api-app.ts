@@ -73,7 +73,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     localTtlMs: deps.config.progress.localTtlMs,
     ttlSeconds: deps.config.progress.ttlSeconds,
   });
-  app.addHook('onClose', () => progress.close());
+  app.addHook('onClose', async () => {
+    services.mailSender.close();
+    await progress.close();
+  });
 
   await app.register(errorHandlerPlugin);
   deps.metrics.lmdb.watch(deps.idempotencyStore);

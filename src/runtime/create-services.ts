@@ -84,8 +84,10 @@ export interface Services {
   receiptDocuments: ReceiptDocuments;
   receiptService: ReceiptService;
   receiptWorkflows: ReceiptWorkflows;
-  /** The worker's activities send receipts with it; nodemailer connects per message. */
+  /** The worker's activities send receipts with it. */
   receiptMailer: ReceiptMailer;
+  /** Receipts' and pledges' mail: its pooled connections are closed by whoever built this. */
+  mailSender: MailSender;
 }
 
 /**
@@ -172,6 +174,7 @@ export function createServices(config: Config, resources: Resources): Services {
       config.mail.from,
       (pledgeId) => `${config.publicUrl}${pledgeLinks.manageLink(pledgeId)}`,
     ),
+    mailSender,
     audit: new AuditRepository(db),
     campaigns,
     donations,

@@ -14,6 +14,7 @@ import { installTemporalRuntime } from '../temporal/temporal-runtime';
 import { BootState } from '../health/boot-state';
 import { bundleWorkflows, createDonationWorker } from './donation-worker';
 import { createServices } from './create-services';
+import type { Services } from './create-services';
 import type { Logger } from 'pino';
 import { createProviders } from './open-resources';
 import { checkProvidersAtBoot, waitForPostgres, waitForTemporal } from './boot-waits';
@@ -144,15 +145,17 @@ export async function startWorker(config: Config, db: Db, log: Logger): Promise<
   const redis = openRedis(config);
   const providers = createProviders(config);
   const workflowBundle = await bundleWorkflows();
+  let services: Services | undefined;
   const { temporal, worker, connection } = await waitForTemporal(config, log, async () => {
     await probeTemporalTls(config.temporal);
     // Reconciliation starts and describes workflows: a client of its own beside the worker's.
     const client = await connectTemporalClient(config.temporal);
     try {
+      services = createServices(config, { db, redis, temporal: client, providers });
       const created = await createDonationWorker({
         temporal: config.temporal,
         taskQueue: config.temporal.taskQueue,
-        services: createServices(config, { db, redis, temporal: client, providers }),
+        services,
         providers,
         config,
         tuning: config.worker,
@@ -185,6 +188,7 @@ export async function startWorker(config: Config, db: Db, log: Logger): Promise<
     async stop() {
       worker.shutdown();
       await running;
+      services?.mailSender.close();
       await connection.close();
       await temporal.connection.close();
       await closeRedis(redis);

@@ -92,6 +92,50 @@ describe('mail over loopback SMTP', () => {
     expect(new Set(copies).size).toBe(2);
   });
 
+  it('sends one message after another on one connection, and lets it go when closed', async () => {
+    let opened = 0;
+    let closed = 0;
+    const relayClosed: (() => void)[] = [];
+    const relay = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['AUTH', 'STARTTLS'],
+      logger: false,
+      onConnect(_session, callback) {
+        opened++;
+        callback();
+      },
+      onClose() {
+        closed++;
+        relayClosed.shift()?.();
+      },
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const { port } = relay.server.address() as AddressInfo;
+    const sender = new MailSender({ smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM });
+    try {
+      for (const n of [1, 2, 3]) {
+        expect((await sender.send(message(`<pooled-${n}@galang.test>`))).accepted).toBe(true);
+      }
+      expect(opened).toBe(1);
+      expect(closed).toBe(0);
+      const gone = new Promise<void>((resolve) => relayClosed.push(resolve));
+      sender.close();
+      await gone;
+      expect(closed).toBe(1);
+    } finally {
+      sender.close();
+      await new Promise<void>((resolve) => {
+        relay.close(resolve);
+      });
+    }
+  });
+
   it('refuses to listen beyond loopback', async () => {
     await expect(startMailSink({ host: '0.0.0.0', port: 0, dir })).rejects.toThrow(/loopback/);
   });

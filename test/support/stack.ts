@@ -238,18 +238,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     workerSetup = setup;
     return createDonationWorker(setup);
   };
+  const workerServices = createServices(config, {
+    db: workerDb,
+    redis,
+    temporal: workerTemporal,
+    providers,
+  });
   let worker = options.noWorker
     ? undefined
     : await createWorker({
         temporal: config.temporal,
         taskQueue: config.temporal.taskQueue,
         workflowBundle: { codePath: state.workflowBundlePath },
-        services: createServices(config, {
-          db: workerDb,
-          redis,
-          temporal: workerTemporal,
-          providers,
-        }),
+        services: workerServices,
         providers,
         config,
       });
@@ -283,6 +284,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await app.close();
       worker?.worker.shutdown();
       await running;
+      workerServices.mailSender.close();
       await simulator.close();
       await worker?.connection.close();
       await workerTemporal.connection.close();
