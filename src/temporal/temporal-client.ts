@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { createDataConverter } from './payload-codec';
+import { retryWithinDeadline } from './retry-within-deadline';
 import { connectionOptions } from './temporal-connection';
 import type { TemporalConnectionConfig } from './temporal-connection';
 
@@ -11,7 +12,7 @@ import type { TemporalConnectionConfig } from './temporal-connection';
  * connection's TLS and API key and the payload codec.
  */
 export function createTemporalClient(config: TemporalConnectionConfig): Client {
-  return clientOn(Connection.lazy(connectionOptions(config)), config);
+  return clientOn(lazyConnection(config), config);
 }
 
 /**
@@ -19,7 +20,7 @@ export function createTemporalClient(config: TemporalConnectionConfig): Client {
  * attempt closes what it opened, so a boot that waits for Temporal can try again and again.
  */
 export async function connectTemporalClient(config: TemporalConnectionConfig): Promise<Client> {
-  const connection = Connection.lazy(connectionOptions(config));
+  const connection = lazyConnection(config);
   try {
     await connection.ensureConnected();
   } catch (error) {
@@ -27,6 +28,10 @@ export async function connectTemporalClient(config: TemporalConnectionConfig): P
     throw error;
   }
   return clientOn(connection, config);
+}
+
+function lazyConnection(config: TemporalConnectionConfig): Connection {
+  return Connection.lazy({ ...connectionOptions(config), interceptors: [retryWithinDeadline()] });
 }
 
 function clientOn(connection: Connection, config: TemporalConnectionConfig): Client {
