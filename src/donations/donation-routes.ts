@@ -14,6 +14,7 @@ import {
   RefundAccepted,
   RefundBody,
 } from './donation-schemas';
+import type { DonationReads } from './donation-reads';
 import type { DonationService } from './donation-service';
 import { DONATION_REFUSALS } from './donation-failures';
 
@@ -33,10 +34,10 @@ function refundSubject(request: FastifyRequest): AuditSubject {
 }
 
 /** `POST /v1/donations`, `GET /v1/donations/:id` and the operators' refunds. */
-export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationService }> = async (
-  app,
-  { service },
-) => {
+export const donationRoutes: FastifyPluginAsyncTypebox<{
+  service: DonationService;
+  reads: DonationReads;
+}> = async (app, { service, reads }) => {
   app.post(
     '/v1/donations',
     {
@@ -100,7 +101,7 @@ export const donationRoutes: FastifyPluginAsyncTypebox<{ service: DonationServic
           gone.abort();
         });
       }
-      return service.get(
+      return reads.get(
         request.params.id,
         principal?.kind === 'client' ? principal.id : undefined,
         wait,

@@ -12,16 +12,15 @@ import type { FollowUpWorkflows } from './follow-up-workflows';
 import type { Donation } from './donation';
 import type { DonationRepository } from './donation-repository';
 import type { DonorDetailsRepository } from './donor-details-repository';
-import { acceptedAnswer, pendingAnswer, startedView, toView } from './donation-views';
-import type { DonationAccepted, DonationView, RefundAccepted } from './donation-schemas';
-import { donationWorkflowId, getStateQuery } from '../../workflows/contracts';
+import { acceptedAnswer, pendingAnswer } from './donation-views';
+import type { DonationAccepted, RefundAccepted } from './donation-schemas';
+import { donationWorkflowId } from '../../workflows/contracts';
 import type { DonationInput, DonationRequest, SavedMethodUse } from '../../workflows/contracts';
 import type { EarlyReturnConfig } from '../config/config';
 import type { DonationMetrics } from '../observability/metrics';
 import { failureMessage, failureTypeCodes, refusalCode } from './donation-failures';
 import { EarlyReturnStart } from './early-return-start';
 import type { StartOutcome } from './early-return-start';
-import { readDonationFromHistory } from './donation-from-history';
 import { planRefund } from './refund-plan';
 import type { RefundPlan } from './refund-plan';
 
@@ -46,10 +45,10 @@ export interface DonationServiceDeps {
   metrics?: DonationMetrics | undefined;
 }
 
-/** The longest `GET /v1/donations/:id?wait=` holds a request. */
-export const MAX_WAIT_SECONDS = 30;
-
-/** Starts donations and reads them back; the edge's only way into the donation workflow. */
+/**
+ * Starts donations and their operators' refunds: the edge's only way to start a donation's
+ * workflow. Reading one back is {@link DonationReads}'.
+ */
 export class DonationService {
   private readonly starter: EarlyReturnStart;
 
@@ -210,81 +209,6 @@ export class DonationService {
     return planRefund(donation, this.deps.providers, { amount, reason, requestKey });
   }
 
-  /**
-   * Postgres is the truth; a running workflow adds its live state. With `waitSeconds`, a
-   * donation still waiting for its payment action is read again (with backoff) until the action
-   * exists, the donation is decided, the wait is over or `signal` aborts; that answer leaves out
-   * the live state, which would cost the worker a query per poll. Accepted but not yet recorded
-   * (the worker is behind): answered from the started workflow's input and the donor the edge
-   * took.
-   */
-  async get(
-    id: string,
-    clientId: string | undefined,
-    waitSeconds = 0,
-    signal?: AbortSignal,
-  ): Promise<DonationView> {
-    const deadline = Date.now() + Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000;
-    const workflowId = donationWorkflowId(id);
-    let started: DonationView | undefined;
-    const wait = { accepted: false };
-    let pauseMs = 100;
-    for (;;) {
-      let view: DonationView | undefined;
-      try {
-        const stillWaiting = deadline - Date.now() > 0 && !signal?.aborted;
-        const read = await this.read(id, clientId, started, stillWaiting ? wait : undefined);
-        view = read?.view;
-        if (read && !read.recorded) started = view;
-      } catch (error) {
-        // Temporal could not say whether an unrecorded donation exists: ask again while waiting.
-        const unsure = error instanceof AppError && error.code === 'service-unavailable';
-        if (!unsure || deadline - Date.now() <= 0 || signal?.aborted) throw error;
-      }
-      const waiting = !view || (view.paymentAction === null && view.status === 'PENDING');
-      const left = deadline - Date.now();
-      if (view && (!waiting || left <= 0 || signal?.aborted)) {
-        if (waitSeconds > 0) return view;
-        return { ...view, workflow: await this.liveState(workflowId) };
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, left)));
-      pauseMs = Math.min(pauseMs * 2, 1_000);
-    }
-  }
-
-  /**
-   * The row's view; else the started workflow's (`started`, once read, is not read again: the
-   * input of a workflow never changes). While a wait lasts (`waiting`), a donation the edge took
-   * (its donor's details are saved before the start) is only read again from Postgres, where
-   * the worker records it soon: undefined, and no read of Temporal's history per long poll.
-   * `waiting.accepted` remembers that for the wait's later polls: one statement each.
-   */
-  private async read(
-    id: string,
-    clientId: string | undefined,
-    started: DonationView | undefined,
-    waiting: { accepted: boolean } | undefined,
-  ): Promise<{ view: DonationView; recorded: boolean } | undefined> {
-    const donation = await this.deps.donations.findById(id);
-    if (donation) {
-      if (clientId !== undefined && donation.clientId !== clientId) {
-        throw new AppError('donation-not-found');
-      }
-      return { view: toView(donation), recorded: true };
-    }
-    if (started) return { view: started, recorded: false };
-    if (waiting && (waiting.accepted || (await this.deps.donorDetails.find(id)))) {
-      waiting.accepted = true;
-      return undefined;
-    }
-    const found = await readDonationFromHistory(this.deps.temporal, donationWorkflowId(id));
-    if (!found || (clientId !== undefined && found.input.clientId !== clientId)) {
-      throw new AppError('donation-not-found');
-    }
-    const details = await this.deps.donorDetails.find(id);
-    return { view: startedView(found.input, found.startedAt, details), recorded: false };
-  }
-
   /** The donation, visible to its own client or to an operator (`clientId` undefined). */
   async find(id: string, clientId: string | undefined): Promise<Donation> {
     const donation = await this.deps.donations.findById(id);
@@ -296,21 +220,6 @@ export class DonationService {
 
   private withTemporal<T>(fn: () => Promise<T>): Promise<T> {
     return withDeadlineOr503(this.deps.temporal, this.deps.temporalTimeoutMs, fn);
-  }
-
-  private async liveState(workflowId: string): Promise<DonationView['workflow']> {
-    try {
-      return await this.deps.temporal.connection.withDeadline(Date.now() + 1_000, async () => {
-        const handle = this.deps.temporal.workflow.getHandle(workflowId);
-        const description = await handle.describe();
-        if (description.status.name !== 'RUNNING') return { id: workflowId, running: false };
-        const state = await handle.query(getStateQuery);
-        return { id: workflowId, running: true, state };
-      });
-    } catch {
-      // Temporal is an enrichment here; the answer from Postgres stands on its own.
-      return undefined;
-    }
   }
 }
 

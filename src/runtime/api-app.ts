@@ -126,7 +126,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       open: deps.config.env !== 'production' && usesDevPayloadKey(deps.config.temporal.payloadKeys),
     });
   }
-  await app.register(donationRoutes, { service: services.donationService });
+  await app.register(donationRoutes, {
+    service: services.donationService,
+    reads: services.donationReads,
+  });
   await app.register(receiptRoutes, { receipts: services.receiptService });
   await app.register(erasureRoutes, { erasure: services.erasure });
   await app.register(pledgeRoutes, { pledges: services.pledges });

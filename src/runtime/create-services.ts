@@ -9,6 +9,7 @@ import { ProgressCache } from '../campaigns/progress-cache';
 import type { Config } from '../config/config';
 import type { Db } from '../db/database';
 import { DonationRepository } from '../donations/donation-repository';
+import { DonationReads } from '../donations/donation-reads';
 import { DonationService } from '../donations/donation-service';
 import { DonorDetailsRepository } from '../donations/donor-details-repository';
 import { FollowUpWorkflows } from '../donations/follow-up-workflows';
@@ -69,6 +70,7 @@ export interface Services {
   wall: DonorWallRepository;
   followUps: FollowUpWorkflows;
   donationService: DonationService;
+  donationReads: DonationReads;
   /** A donor's erasure: the operators' route and `npm run ops -- erase`. */
   erasure: DonorErasure;
   /** Monthly giving: the API's routes, the period activity, `npm run ops -- pledges`. */
@@ -185,6 +187,7 @@ export function createServices(config: Config, resources: Resources): Services {
     wall: new DonorWallRepository(db),
     followUps,
     donationService,
+    donationReads: new DonationReads({ temporal, donations, donorDetails }),
     pledgeRepository,
     pledges: new PledgeService({
       pledges: pledgeRepository,
