@@ -1,6 +1,8 @@
 import { Context, log } from '@temporalio/activity';
+import type { KeptMethodReleaser } from '../src/pledges/kept-method-releaser';
 import type { Reconciler } from '../src/reconciliation/reconciler';
 import type {
+  KeptMethodsReleased,
   PersonalDataPurged,
   ProviderSweepResult,
   ReconciliationReport,
@@ -10,12 +12,14 @@ import type {
 
 export interface ReconciliationActivityDeps {
   reconciler: Reconciler;
+  keptMethods: KeptMethodReleaser;
 }
 
 /**
  * The reconciliation workflow's side effects. Each is safe to re-run: a repair is conditional
  * on the row it read, a hand-back starts a workflow only where none runs, a redelivery is
- * ignored by a workflow that has the event, and a run is recorded once by its run ID.
+ * ignored by a workflow that has the event, a release is idempotent at the provider, and a run
+ * is recorded once by its run ID.
  */
 export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
   return {
@@ -81,6 +85,15 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
         log.info('personal data past its retention purged', { ...purged });
       }
       return purged;
+    },
+
+    /** Releases the kept cards pledges let go of; each release is idempotent at its provider. */
+    async releaseKeptMethods(): Promise<KeptMethodsReleased> {
+      return deps.keptMethods.releaseDue({
+        warn: (details, message) => {
+          log.warn(message, { ...details });
+        },
+      });
     },
 
     async recordReconciliationRun(report: ReconciliationReport): Promise<void> {

@@ -13,6 +13,7 @@ import * as pledges from './0011-pledges';
 import * as pledgeMethods from './0012-pledge-methods';
 import * as giveBackReceipts from './0013-give-back-receipts';
 import * as mailBatches from './0014-mail-batches';
+import * as keptMethodReleases from './0015-kept-method-releases';
 
 /**
  * Migrations in order. Listed statically rather than read from the folder so they load the same
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0012-pledge-methods': pledgeMethods,
   '0013-give-back-receipts': giveBackReceipts,
   '0014-mail-batches': mailBatches,
+  '0015-kept-method-releases': keptMethodReleases,
 };

@@ -8,6 +8,7 @@ const {
   handBackStuckDonations,
   redeliverInbox,
   purgeExpiredPersonalData,
+  releaseKeptMethods,
   recordReconciliationRun,
 } = proxyActivities<ReconciliationActivities>(reconciliationActivity);
 const { sweepProviderTruth } = proxyActivities<ReconciliationActivities>(providerSweepActivity);
@@ -17,7 +18,8 @@ const { sweepProviderTruth } = proxyActivities<ReconciliationActivities>(provide
  * repair campaign totals that drifted from the ledger, hand stuck donations back to a workflow,
  * deliver webhooks nobody delivered, read the providers' records of money that can still move,
  * drop personal data past its retention (raw webhook bodies' payer data, donor details of
- * starts that never happened), and record what was done. See docs/operations.md.
+ * starts that never happened), release the cards pledges let go of at their provider, and
+ * record what was done. See docs/operations.md.
  */
 export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
   const { runId, workflowId } = workflowInfo();
@@ -27,6 +29,7 @@ export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
   // After the inbox: what was recorded is applied first, the providers' records then fill in.
   const providerSweep = await sweepProviderTruth();
   const purged = await purgeExpiredPersonalData();
+  const keptMethods = await releaseKeptMethods();
   const report: ReconciliationReport = {
     runId,
     workflowId,
@@ -35,6 +38,7 @@ export async function reconciliationWorkflow(): Promise<ReconciliationReport> {
     inboxRedelivered,
     providerSweep,
     ...purged,
+    keptMethods,
   };
   await recordReconciliationRun(report);
   return report;

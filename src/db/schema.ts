@@ -95,6 +95,17 @@ export interface PledgesTable {
   paused_reason: ColumnType<'payment-failed' | null, never, 'payment-failed' | null>;
 }
 
+/** A kept method a pledge let go of, to release at its provider (migration 0015). */
+export interface KeptMethodReleasesTable {
+  provider: string;
+  saved_method: string;
+  pledge_id: string;
+  let_go_at: Generated<Date>;
+  released_at: ColumnType<Date | null, never, Date | string | null>;
+  attempts: ColumnType<number, never, number>;
+  last_error: ColumnType<string | null, never, string | null>;
+}
+
 /** One row per attempt to charge a period, naming its donation (migrations 0011, 0012). */
 export interface PledgePeriodsTable {
   pledge_id: string;
@@ -270,4 +281,5 @@ export interface Database {
   receipt_queue: ReceiptQueueTable;
   mail_queue: MailQueueTable;
   mail_deliveries: MailDeliveriesTable;
+  kept_method_releases: KeptMethodReleasesTable;
 }

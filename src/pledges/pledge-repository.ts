@@ -96,7 +96,13 @@ export class PledgeRepository {
   async setStatus(id: string, status: PledgeStatus): Promise<Pledge | undefined> {
     const row = await this.db
       .updateTable('pledges')
-      .set({ status, paused_reason: null, updated_at: sql`now()` })
+      .set({
+        status,
+        paused_reason: null,
+        // Nothing charges a cancelled pledge again: its kept card is let go (migration 0015).
+        ...(status === 'CANCELLED' && { saved_method: null }),
+        updated_at: sql`now()`,
+      })
       .where('id', '=', id)
       .where('status', 'in', ALLOWED_FROM[status])
       .returningAll()

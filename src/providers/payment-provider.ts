@@ -122,6 +122,12 @@ export interface PaymentProvider {
    */
   keepsMethods(method: string): boolean;
   /**
+   * Releases a method kept for a pledge (its `savedMethod` reference), so the provider holds the
+   * donor's card no longer and nothing can charge it; one released already counts as released.
+   * Only on a provider whose {@link keepsMethods} takes some.
+   */
+  releaseMethod?(savedMethod: string): Promise<void>;
+  /**
    * Idempotent on `request.idempotencyKey`: a repeat returns the same payment. A charge of a
    * saved method the issuer declines (funds, an expired card) throws a 402 {@link ProviderRejected};
    * one that needs the donor to authenticate comes back PENDING with their action.

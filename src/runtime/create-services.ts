@@ -15,6 +15,8 @@ import { DonorDetailsRepository } from '../donations/donor-details-repository';
 import { FollowUpWorkflows } from '../donations/follow-up-workflows';
 import { LedgerRepository } from '../ledger/ledger-repository';
 import { RunningDonations } from '../donations/running-donations';
+import { KeptMethodReleaser } from '../pledges/kept-method-releaser';
+import { KeptMethodReleases } from '../pledges/kept-method-releases';
 import { PledgeBilling } from '../pledges/pledge-billing';
 import { PledgeLinks } from '../pledges/pledge-links';
 import { PledgeMailer } from '../pledges/pledge-mailer';
@@ -78,6 +80,8 @@ export interface Services {
   pledgeRepository: PledgeRepository;
   /** A pledge's kept methods, notices and dunning: the period workflow's activities. */
   pledgeBilling: PledgeBilling;
+  /** Releases the cards pledges let go of: reconciliation's activity. */
+  keptMethods: KeptMethodReleaser;
   delivery: WebhookDelivery;
   intake: WebhookIntake;
   reconciler: Reconciler;
@@ -200,6 +204,7 @@ export function createServices(config: Config, resources: Resources): Services {
       billing: pledgeBilling,
     }),
     pledgeBilling,
+    keptMethods: new KeptMethodReleaser(new KeptMethodReleases(db), providers),
     erasure: new DonorErasure(new ErasureRepository(db), wallCache, pledgeSchedules),
     delivery,
     intake: new WebhookIntake({

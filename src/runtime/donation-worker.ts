@@ -121,7 +121,10 @@ async function createWorkersOn(
     latePaymentPolicy: options.config.latePaymentPolicy,
     metrics,
   };
-  const reconciliation: ReconciliationActivityDeps = { reconciler: services.reconciler };
+  const reconciliation: ReconciliationActivityDeps = {
+    reconciler: services.reconciler,
+    keptMethods: services.keptMethods,
+  };
   const { mail } = options.config;
   const activities: Record<WorkerQueue, () => object> = {
     donations: () => ({

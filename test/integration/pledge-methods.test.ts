@@ -5,11 +5,12 @@ import { sql } from 'kysely';
 import { WorkflowType, pledgePeriodWorkflowId, pledgeScheduleId } from '../../workflows/contracts';
 import type { PledgePeriodWorkflow } from '../../workflows/contracts';
 import type { SavedMethodState } from '../../src/providers/simulator/simulator-saved-methods';
+import { cardPledges } from '../support/card-pledges';
 import { startCardStack } from '../support/card-stacks';
 import type { CardProvider, CardStack } from '../support/card-stacks';
 import { runReceipts } from '../support/mail-stack';
 import type { MailStack } from '../support/mail-stack';
-import { CLIENT_SECRET, createCampaign, eventually } from '../support/stack';
+import { createCampaign, eventually } from '../support/stack';
 import { periodOf } from '../../src/pledges/pledge-calendar';
 import { deriveUuid } from '../../src/idempotency/idempotency-key';
 
@@ -18,14 +19,8 @@ import { deriveUuid } from '../../src/idempotency/idempotency-key';
  * (months ahead, by hand) are the only ones, and a card set to decline declines only theirs.
  */
 const CALENDAR = { kind: 'real' } as const;
-const MONTH_MS = 32 * 86_400_000;
-/** The client CLIENT_SECRET authenticates (test/support/stack.ts). */
+/** The client whose secret the pledges are made with (test/support/stack.ts). */
 const CLIENT_ID = 'client-a';
-
-interface PledgeAnswer {
-  pledge: { id: string; links: { manage: string } };
-  firstDonation: { id: string };
-}
 
 /**
  * Saved payment methods and the dunning (issue 26), on the simulator and on Stripe's stand-in:
@@ -63,50 +58,10 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
     await card.stop();
   });
 
-  const create = async (paymentMethod: string, email = `${randomUUID()}@example.org`) => {
-    const response = await fetch(`${mail.stack.apiUrl}/v1/pledges`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CLIENT_SECRET}`,
-        'content-type': 'application/json',
-        'idempotency-key': `pledge-${randomUUID()}`,
-      },
-      body: JSON.stringify({
-        campaignId,
-        amount: 40_000,
-        currency: 'IDR',
-        donor: { name: 'Sari', email, anonymous: false },
-        paymentMethod,
-        interval: 'monthly',
-      }),
-    });
-    expect(response.status).toBe(202);
-    return { ...((await response.json()) as PledgeAnswer), email };
-  };
-  const pledgeRow = (id: string) =>
-    mail.stack.db.selectFrom('pledges').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const referenceOf = (donationId: string) =>
-    eventually(async () => {
-      const row = await mail.stack.db
-        .selectFrom('donations')
-        .select('provider_reference')
-        .where('id', '=', donationId)
-        .executeTakeFirst();
-      return row?.provider_reference ?? undefined;
-    }, 30_000);
-  /** The card the first period kept, once the donor paid and its workflow has seen it. */
-  const keptMethod = async (id: string, firstDonation: string) => {
-    if (!cards.paysByItself) cards.pay(await referenceOf(firstDonation));
-    return eventually(async () => (await pledgeRow(id)).saved_method ?? undefined, 30_000);
-  };
-  const ahead = (periods: number) => new Date(Date.now() + periods * MONTH_MS);
-  /** One period (the one `at` falls in), run to its end (its retries included). */
-  const runPeriod = (pledgeId: string, at: Date) =>
-    mail.stack.temporal.workflow.execute<PledgePeriodWorkflow>(WorkflowType.pledgePeriod, {
-      workflowId: `${pledgePeriodWorkflowId(pledgeId)}-test-${randomUUID()}`,
-      taskQueue: mail.stack.config.temporal.taskQueue,
-      args: [{ pledgeId, at: at.toISOString() }],
-    });
+  const { create, pledgeRow, referenceOf, keptMethod, ahead, runPeriod } = cardPledges(
+    () => card,
+    () => campaignId,
+  );
   /** The donation ID of a period's first attempt, as the pledge service derives it. */
   const firstAttemptId = (pledgeId: string, at: Date) => {
     const period = periodOf('monthly', at, 'Asia/Jakarta', CALENDAR);

@@ -23,6 +23,10 @@ export interface CardProvider {
   hold(donationId: string): void;
   /** The payments the provider made for these donations: their status and the card charged. */
   payments(donationIds: readonly string[]): { status: string; charged: boolean }[];
+  /** Whether galang released the kept method at the provider. */
+  released(savedMethod: string): boolean;
+  /** The provider's next answer to releasing the method is a 503, as an outage's. */
+  failNextRelease(savedMethod: string): void;
 }
 
 export interface CardStack {
@@ -45,6 +49,7 @@ function serialRestarts(mail: MailStack): () => Promise<void> {
 const STRIPE_KEY = 'sk_test_pledge_cards';
 /** galang's reference to a kept Stripe card is `<customer>/<payment method>`. */
 const cardOf = (savedMethod: string) => savedMethod.split('/')[1] ?? '';
+const customerOf = (savedMethod: string) => savedMethod.split('/')[0] ?? '';
 const STRIPE_SECRET = 'whsec_pledge_cards';
 
 /**
@@ -82,6 +87,10 @@ export async function startCardStack(
               status: payment.status === 'settled' ? 'paid' : payment.status,
               charged: payment.charged_method !== undefined,
             })),
+        released: (method) => simulator.savedMethodReleased(method),
+        failNextRelease: (method) => {
+          simulator.failNextSavedMethodRelease(method);
+        },
       },
       restartWorker: serialRestarts(mail),
       stop: () => mail.stop(),
@@ -132,6 +141,13 @@ export async function startCardStack(
             status: intent.status === 'succeeded' ? 'paid' : 'declined',
             charged: intent.setup_future_usage !== 'off_session' && intent.customer !== null,
           })),
+      released: (method) => stripe.customerDeleted(customerOf(method)),
+      failNextRelease: (method) => {
+        stripe.faults.add(`DELETE /v1/customers/${customerOf(method)}`, {
+          kind: 'status',
+          status: 503,
+        });
+      },
     },
     restartWorker: serialRestarts(mail),
     stop: async () => {

@@ -24,7 +24,6 @@ export interface StuckDecision {
   reason: string;
 }
 
-/** What a reconciliation run did; the workflow's result and the ops CLI's output. */
 /** What one sweep against the providers' records found (see src/reconciliation/provider-sweep.ts). */
 export interface ProviderSweepResult {
   /** Payments whose provider record was read. */
@@ -43,10 +42,22 @@ export interface PersonalDataPurged {
   donorDetailsPurged: number;
 }
 
+/** What a run did with the kept cards pledges let go of (src/pledges/kept-method-releaser.ts). */
+export interface KeptMethodsReleased {
+  /** Released at their provider by this run. */
+  released: number;
+  /** Not released this time (the provider away or refusing): the next run tries again. */
+  failed: number;
+  /** Tried as often as they may be: left for an operator, in `kept_method_releases`. */
+  leftForOperator: number;
+}
+
+/** What a reconciliation run did; the workflow's result and the ops CLI's output. */
 export interface ReconciliationReport extends TotalsResult, PersonalDataPurged {
   runId: string;
   workflowId: string;
   stuckRestarted: StuckDecision[];
   inboxRedelivered: number;
   providerSweep: ProviderSweepResult;
+  keptMethods: KeptMethodsReleased;
 }

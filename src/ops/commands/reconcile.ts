@@ -14,7 +14,8 @@ their retention) and changes nothing.
 With --yes: triggers the worker's reconciliation schedule (or starts the workflow when there is
 no schedule), waits for the run and prints its report; the run also reads the provider's record
 of every payment whose money can still move (providerSweep: checked, followed, failed) and
-posts what the ledger lacks. Needs a running worker.
+posts what the ledger lacks, and releases at their provider the cards pledges let go of
+(keptMethods: released, failed, leftForOperator). Needs a running worker.
 
   --yes, -y  run it
   --json     print the plan or the report as JSON`,

@@ -162,6 +162,11 @@ export function registerGatewayRoutes(app: SimulatorApp, api: GatewayApi): void 
     }
   });
 
+  // A kept method let go: released once; after that (or never kept) it is a 404.
+  app.delete('/v1/saved-methods/:id', { schema: { params: IdParams } }, async (request) =>
+    api.savedMethods.release(request.params.id),
+  );
+
   // A sandbox's "simulate payment" (Xendit's and Midtrans's sandboxes have one): the donor
   // pays now. Settling twice, or after auto-pay did, changes nothing.
   app.post<{ Params: { id: string } }>('/v1/payments/:id/simulate', async (request, reply) => {

@@ -101,6 +101,17 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Paym
       }
     },
 
+    async releaseMethod(saved: string): Promise<void> {
+      try {
+        await requestJson(url(`/v1/saved-methods/${encodeURIComponent(saved)}`), {
+          method: 'DELETE',
+        });
+      } catch (error) {
+        // Released before (a retry whose first answer was lost): done.
+        if (!(error instanceof ProviderRejected) || error.status !== 404) throw error;
+      }
+    },
+
     async refund(request: RefundRequest): Promise<RefundRecord> {
       const path = `/v1/payments/${encodeURIComponent(request.providerReference)}/refunds`;
       return refundRecord(

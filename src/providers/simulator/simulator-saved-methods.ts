@@ -25,6 +25,9 @@ export class SavedMethods {
   private readonly states = new Map<string, SavedMethodState>();
   /** Answers for the next charges, in order, before the method's own state applies again. */
   private readonly queued = new Map<string, SavedMethodState[]>();
+  private readonly released = new Set<string>();
+  /** Releases to answer 503 once each, as a gateway's outage would (a test's knob). */
+  private readonly failingReleases = new Set<string>();
 
   /** Keeps a settled payment's method when its creation asked to. */
   keep(payment: SimulatorPayment): void {
@@ -53,6 +56,26 @@ export class SavedMethods {
   queue(id: string, states: readonly SavedMethodState[]): void {
     this.known(id);
     this.queued.set(id, [...(this.queued.get(id) ?? []), ...states]);
+  }
+
+  /** Forgets a kept method, as its pledge let it go: no charge can use it again. */
+  release(id: string): { id: string; released: true } {
+    if (this.failingReleases.delete(id)) {
+      throw new SimulatorRefusal(503, 'unavailable', 'simulated gateway error');
+    }
+    this.known(id);
+    this.states.delete(id);
+    this.queued.delete(id);
+    this.released.add(id);
+    return { id, released: true };
+  }
+
+  failNextRelease(id: string): void {
+    this.failingReleases.add(id);
+  }
+
+  wasReleased(id: string): boolean {
+    return this.released.has(id);
   }
 
   private known(id: string): void {

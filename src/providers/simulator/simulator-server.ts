@@ -157,6 +157,16 @@ export class PaymentSimulator implements SimulatorControls {
     this.savedMethods.queue(id, states);
   }
 
+  /** The next release of a kept method answers 503, as an outage would. */
+  failNextSavedMethodRelease(id: string): void {
+    this.savedMethods.failNextRelease(id);
+  }
+
+  /** Whether galang released a kept method (a pledge let it go). */
+  savedMethodReleased(id: string): boolean {
+    return this.savedMethods.wasReleased(id);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);

@@ -133,6 +133,21 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider {
     refundable: (method) => METHODS.has(method),
     keepsMethods: (method) => METHODS.has(method),
 
+    /**
+     * Deletes the pledge's own Customer, which "removes all credit card details" and any further
+     * use (docs.stripe.com/api/customers/delete); a Customer deleted already answers 404
+     * `resource_missing`, the release a retry finds done.
+     */
+    async releaseMethod(saved: string): Promise<void> {
+      const [customer = ''] = saved.split('/');
+      try {
+        await stripe.customers.del(customer);
+      } catch (error) {
+        if (error instanceof Stripe.errors.StripeError && error.code === 'resource_missing') return;
+        throw mapStripeError(error);
+      }
+    },
+
     async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
       if (!METHODS.has(request.method)) throw new ProviderRejected(422, 'payment method');
       const use = request.savedMethod;

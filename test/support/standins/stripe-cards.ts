@@ -46,6 +46,7 @@ const DECLINES: Record<Exclude<CardState, 'ok'>, { code: string; decline_code: s
  */
 export function createStripeCards() {
   const customers = new Map<string, Customer>();
+  const deleted = new Set<string>();
   const methods = new Map<string, PaymentMethod>();
   const states = new Map<string, CardState>();
   /** Answers for the next charges, in order, before the card's own state applies again. */
@@ -115,6 +116,23 @@ export function createStripeCards() {
     return { state: queued.get(card.id)?.shift() ?? states.get(card.id) ?? 'ok' };
   };
 
+  /**
+   * DELETE /v1/customers/:id (docs.stripe.com/api/customers/delete): "removes all credit card
+   * details and prevents any further operations"; its cards are no longer the Customer's, so an
+   * off-session charge is refused. A Customer that does not exist, or no longer does, is a 404
+   * `resource_missing`.
+   */
+  const deleteCustomer = (customerId: string): StandinResponse => {
+    if (!customers.has(customerId) || deleted.has(customerId)) {
+      return stripeError(404, 'invalid_request_error', `No such customer: '${customerId}'`, {
+        code: 'resource_missing',
+      });
+    }
+    deleted.add(customerId);
+    for (const card of methods.values()) if (card.customer === customerId) card.customer = null;
+    return { status: 200, body: { id: customerId, object: 'customer', deleted: true } };
+  };
+
   /** The 402 of a failed off-session charge, the intent in it as it now is. */
   const declined = (intent: Intent, state: Exclude<CardState, 'ok'>): StandinResponse => {
     const { code, decline_code } = DECLINES[state];
@@ -138,6 +156,9 @@ export function createStripeCards() {
     customers,
     methods,
     createCustomer,
+    deleteCustomer,
+    /** Whether the Customer was deleted (a released card). */
+    customerDeleted: (customerId: string) => deleted.has(customerId),
     cardFor,
     offSessionState,
     declined,

@@ -136,6 +136,11 @@ export async function startStripeStandin(options: StripeStandinOptions) {
       handle: (req) => idempotent(req, () => cards.createCustomer(unflatten(req.body))),
     },
     {
+      method: 'DELETE',
+      path: /^\/v1\/customers\/([^/]+)$/,
+      handle: (_r, [customer = '']) => cards.deleteCustomer(customer),
+    },
+    {
       method: 'POST',
       path: /^\/v1\/payment_intents$/,
       handle: (req) => idempotent(req, () => createIntent(req.body)),
@@ -209,6 +214,7 @@ export async function startStripeStandin(options: StripeStandinOptions) {
     /** How a saved card answers its next off-session charge. */
     setCard: cards.setCard,
     queueCard: cards.queueCard,
+    customerDeleted: cards.customerDeleted,
     url: loopback.url,
     port: loopback.port,
     calls: loopback.calls,
