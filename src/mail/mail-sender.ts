@@ -55,9 +55,9 @@ const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTim
 const POOLED_CONNECTIONS = 5;
 
 /**
- * Sends e-mail through the configured SMTP relay on a few pooled connections: a connection a
- * message tripled the CPU of a receipt's send and took 110 ms of handshakes (docs/benchmarks.md).
- * The pool's connections stay open: whoever built the sender closes it.
+ * Sends e-mail through the configured SMTP relay on a few pooled connections: with one a
+ * message, each receipt waited 110 ms on handshakes and the relay paid for every connection
+ * (docs/benchmarks.md). The pool's connections stay open: whoever built the sender closes it.
  */
 export class MailSender {
   private readonly transport: Transporter;

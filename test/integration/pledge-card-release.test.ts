@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { pledgeScheduleId } from '../../workflows/contracts';
 import { MAX_RELEASE_ATTEMPTS } from '../../src/pledges/kept-method-releaser';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
 import { cardPledges } from '../support/card-pledges';
@@ -32,13 +31,6 @@ describe.each(['simulator', 'stripe'] as const)('kept cards let go on %s', (name
     campaignId = await createCampaign(card.mail.stack.db);
   });
   afterAll(async () => {
-    const rows = await card.mail.stack.db.selectFrom('pledges').select('id').execute();
-    for (const { id } of rows) {
-      await card.mail.stack.temporal.schedule
-        .getHandle(pledgeScheduleId(id))
-        .delete()
-        .catch(() => undefined);
-    }
     await card.stop();
   });
 

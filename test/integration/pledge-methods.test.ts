@@ -48,13 +48,6 @@ describe.each(['simulator', 'stripe'] as const)('pledges with saved methods on %
     campaignId = await createCampaign(mail.stack.db);
   });
   afterAll(async () => {
-    const pledges = await mail.stack.db.selectFrom('pledges').select('id').execute();
-    for (const { id } of pledges) {
-      await mail.stack.temporal.schedule
-        .getHandle(pledgeScheduleId(id))
-        .delete()
-        .catch(() => undefined);
-    }
     await card.stop();
   });
 

@@ -1,3 +1,4 @@
+import { pledgeScheduleId } from '../../workflows/contracts';
 import { createStripeProvider } from '../../src/providers/stripe/stripe-provider';
 import type { SavedMethodState } from '../../src/providers/simulator/simulator-saved-methods';
 import { WebhookRelay } from '../money/standin-notifications';
@@ -34,6 +35,7 @@ export interface CardStack {
   cards: CardProvider;
   /** Kills and replaces the worker; calls at once are taken one after the other. */
   restartWorker(): Promise<void>;
+  /** Stops the stack, its pledges' schedules deleted first. */
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,18 @@ function serialRestarts(mail: MailStack): () => Promise<void> {
     restarting = restarting.then(() => mail.stack.restartWorker());
     return restarting;
   };
+}
+
+/** Stops the stack, its pledges' schedules first: they live on the shared Temporal server. */
+async function stopWithSchedules(mail: MailStack): Promise<void> {
+  const pledges = await mail.stack.db.selectFrom('pledges').select('id').execute();
+  for (const { id } of pledges) {
+    await mail.stack.temporal.schedule
+      .getHandle(pledgeScheduleId(id))
+      .delete()
+      .catch(() => undefined);
+  }
+  await mail.stop();
 }
 
 const STRIPE_KEY = 'sk_test_pledge_cards';
@@ -93,7 +107,7 @@ export async function startCardStack(
         },
       },
       restartWorker: serialRestarts(mail),
-      stop: () => mail.stop(),
+      stop: () => stopWithSchedules(mail),
     };
   }
   const relay = new WebhookRelay();
@@ -151,7 +165,7 @@ export async function startCardStack(
     },
     restartWorker: serialRestarts(mail),
     stop: async () => {
-      await mail.stop();
+      await stopWithSchedules(mail);
       await stripe.close();
       await relay.close();
     },
