@@ -141,7 +141,12 @@ export class PledgeModel {
     if (step.kind === 'amount') this.amount = step.amount;
     else if (step.kind === 'pause') this.status = 'PAUSED';
     else if (step.kind === 'resume') this.status = 'ACTIVE';
-    else this.status = 'CANCELLED';
+    else {
+      // Nothing charges a cancelled pledge again: its card is let go (and released).
+      this.status = 'CANCELLED';
+      this.card = false;
+      this.queue = [];
+    }
     return true;
   }
 }
