@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_RELEASE_ATTEMPTS } from '../../src/pledges/kept-method-releaser';
+import {
+  KeptMethodReleaser,
+  MAX_RELEASE_ATTEMPTS,
+  RELEASE_BUDGET_MS,
+} from '../../src/pledges/kept-method-releaser';
+import { KeptMethodReleases } from '../../src/pledges/kept-method-releases';
+import type { PaymentProvider } from '../../src/providers/payment-provider';
 import { runReconciliationNow } from '../../src/reconciliation/reconciliation-schedule';
 import { cardPledges } from '../support/card-pledges';
 import { startCardStack } from '../support/card-stacks';
@@ -113,5 +119,35 @@ describe.each(['simulator', 'stripe'] as const)('kept cards let go on %s', (name
     expect((await reconcile()).keptMethods).toEqual({ released: 1, failed: 0, leftForOperator: 0 });
     expect(card.cards.released(flaky.method)).toBe(true);
     expect(card.cards.released(hopeless.method)).toBe(false);
+  });
+
+  it('starts no release past its budget: a slow provider leaves the rest to the next run', async () => {
+    const slow = [await pledgeWithCard(), await pledgeWithCard(), await pledgeWithCard()];
+    for (const { pledge } of slow) {
+      expect((await asOperator(`/v1/pledges/${pledge.id}/cancel`)).status).toBe(200);
+    }
+    // Each release takes 60 % of the budget (a provider answering at its timeout's edge).
+    let clock = 0;
+    const asked: string[] = [];
+    const provider = {
+      releaseMethod: (method: string) => {
+        asked.push(method);
+        clock += RELEASE_BUDGET_MS * 0.6;
+        return Promise.resolve();
+      },
+    } as unknown as PaymentProvider;
+    const releaser = new KeptMethodReleaser(
+      new KeptMethodReleases(card.mail.stack.db),
+      new Map([[name, provider]]),
+      () => clock,
+    );
+    const log = { warn: () => undefined };
+    expect(await releaser.releaseDue(log)).toEqual({ released: 2, failed: 0, leftForOperator: 0 });
+    expect(asked).toEqual(slow.slice(0, 2).map((one) => one.method));
+    expect((await releases([slow[2]?.pledge.id ?? '']))[0]).toMatchObject({
+      attempts: 0,
+      released_at: null,
+    });
+    expect(await releaser.releaseDue(log)).toEqual({ released: 1, failed: 0, leftForOperator: 0 });
   });
 });
