@@ -9,6 +9,7 @@ export const CPU_KINDS = [
   'postgres',
   'simulator',
   'yardstick',
+  'bench',
 ] as const;
 export type CpuKind = (typeof CPU_KINDS)[number];
 
@@ -30,10 +31,16 @@ const TICKS = 100; // USER_HZ on Linux
 
 /**
  * Reads `/proc` for the CPU used so far by the stack's processes (those below `supervisorPid`,
- * by command line), every Postgres backend on the machine, and the yardstick's worker. The
- * supervisor runs the simulator, so its own time is the simulator's.
+ * by command line), every Postgres backend on the machine, the yardstick's worker and the bench
+ * itself. The supervisor runs the simulator, so its own time is the simulator's. The bench is
+ * the yardstick's Temporal client (its update-with-start and signal: the calls galang's API and
+ * webhook route make) in yardstick rounds, and the donors' HTTP client in galang rounds.
  */
-export function readCpu(supervisorPid: number, yardstickPid?: number): CpuReading {
+export function readCpu(
+  supervisorPid: number,
+  yardstickPid?: number,
+  benchPid = process.pid,
+): CpuReading {
   const byKind = Object.fromEntries(CPU_KINDS.map((k) => [k, 0])) as Record<CpuKind, number>;
   const all = processes();
   const below = descendants(supervisorPid, all);
@@ -44,6 +51,7 @@ export function readCpu(supervisorPid: number, yardstickPid?: number): CpuReadin
       const postmaster = all.get(stat.ppid)?.comm !== 'postgres';
       byKind.postgres += seconds + (postmaster ? (stat.cutime + stat.cstime) / TICKS : 0);
     } else if (pid === yardstickPid) byKind.yardstick += seconds;
+    else if (pid === benchPid) byKind.bench += seconds;
     else if (below.has(pid)) byKind[kindOf(pid)] += seconds;
   }
   const [, ...fields] = (readOrEmpty('/proc/stat').split('\n')[0] ?? '').trim().split(/\s+/);
