@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { currentHolder, isHolderGone } from './claim-holder';
+import { currentHolder } from './claim-holder';
 import type { ClaimHolder } from './claim-holder';
+import { Claimant } from './claimant';
 import { defaultClaimsPath, isMemoryBacked, prepareClaimsDir } from './claims-location';
 import type {
   ClaimResult,
@@ -60,17 +60,10 @@ export class IdempotencyStore {
   readonly claimsInMemory: boolean;
   private readonly answers: RecordTable;
   private readonly claims: RecordTable;
-  private readonly ttlMs: number;
-  private readonly leaseMs: number;
   private readonly graceMs: number;
   private readonly now: () => number;
   private readonly kept: KeptAnswers;
-  private readonly holder: ClaimHolder;
-  /** Claim ids are this store's random prefix and a counter: unique, and no entropy per claim. */
-  private readonly claimIdPrefix = randomBytes(12).toString('base64url');
-  private claimCount = 0;
-  /** Claims this store gave up on but could not remove (their disk was full), by claim id. */
-  private readonly abandoned = new Map<string, string>();
+  private readonly claimant: Claimant;
 
   constructor(options: IdempotencyStoreOptions) {
     const claimsPath = options.claimsPath ?? defaultClaimsPath(options.path);
@@ -87,26 +80,19 @@ export class IdempotencyStore {
       path: claimsPath,
       noSync: this.claimsInMemory,
     });
-    this.ttlMs = options.ttlSeconds * 1000;
-    this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
     this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
     this.now = options.now ?? Date.now;
     this.kept = new KeptAnswers(options.completedCacheSize ?? 10_000);
-    this.holder = options.holder ?? currentHolder();
+    this.claimant = new Claimant(
+      options.holder ?? currentHolder(),
+      options.ttlSeconds * 1000,
+      (options.leaseSeconds ?? 30) * 1000,
+    );
   }
 
-  /**
-   * Whether a retry may take this claim over now: its lease has passed, or its holder ran on
-   * this host and is gone (killed, crashed), or it is this store's and was abandoned, so
-   * nothing will ever complete it. A holder on another host cannot be checked from here and
-   * keeps its claim for the whole lease.
-   */
+  /** Whether a retry may take this claim over now ({@link Claimant.mayTakeOver}). */
   mayTakeOver(record: InFlightRecord): boolean {
-    return (
-      record.leaseUntil <= this.now() ||
-      this.abandoned.has(record.owner.claimId) ||
-      isHolderGone(record.owner, this.holder.host)
-    );
+    return this.claimant.mayTakeOver(record, this.now());
   }
 
   /**
@@ -130,7 +116,7 @@ export class IdempotencyStore {
    */
   async claim(key: string, fingerprint: string, rawDigest = ''): Promise<ClaimResult> {
     const now = this.now();
-    const record = this.newClaim(fingerprint, rawDigest, now);
+    const record = this.claimant.newClaim(fingerprint, rawDigest, now);
     const inserted = await this.claims.insertIfAbsent(key, record);
     const result = inserted
       ? ({ outcome: 'claimed', claimId: record.owner.claimId } as const)
@@ -161,15 +147,11 @@ export class IdempotencyStore {
       ) {
         return existing ? { outcome: 'exists', record: existing } : { outcome: 'lost' };
       }
-      const claimId = this.nextClaimId();
-      this.claims.put(key, {
-        ...existing,
-        owner: { ...this.holder, claimId },
-        leaseUntil: now + this.leaseMs,
-      });
-      return { outcome: 'claimed', claimId };
+      const claim = this.claimant.takenOver(existing, now);
+      this.claims.put(key, claim);
+      return { outcome: 'claimed', claimId: claim.owner.claimId };
     });
-    if (result.outcome === 'claimed') this.abandoned.delete(staleClaimId);
+    if (result.outcome === 'claimed') this.claimant.settled(staleClaimId);
     return this.unlessAnswered(key, result);
   }
 
@@ -233,7 +215,7 @@ export class IdempotencyStore {
       return await this.release(key, claimId);
     } catch (error) {
       if (!(error instanceof StoreWriteError)) throw error;
-      this.abandoned.set(claimId, key);
+      this.claimant.abandon(claimId, key);
       return false;
     }
   }
@@ -309,10 +291,10 @@ export class IdempotencyStore {
 
   /** Releases the claims abandoned while their disk was full; those it still cannot stay. */
   private async releaseAbandoned(): Promise<void> {
-    for (const [claimId, key] of [...this.abandoned]) {
+    for (const [claimId, key] of this.claimant.abandonedClaims()) {
       try {
         await this.release(key, claimId);
-        this.abandoned.delete(claimId);
+        this.claimant.settled(claimId);
       } catch (error) {
         if (!(error instanceof StoreWriteError)) throw error;
         return;
@@ -351,22 +333,5 @@ export class IdempotencyStore {
   private liveClaim(key: string, now: number): IdempotencyRecord | undefined {
     const record = this.claims.get(key);
     return record && record.expiresAt > now ? record : undefined;
-  }
-
-  private nextClaimId(): string {
-    this.claimCount++;
-    return `${this.claimIdPrefix}.${this.claimCount.toString(36)}`;
-  }
-
-  private newClaim(fingerprint: string, rawDigest: string, now: number): InFlightRecord {
-    return {
-      status: 'IN_FLIGHT',
-      fingerprint,
-      rawDigest,
-      owner: { ...this.holder, claimId: this.nextClaimId() },
-      createdAt: now,
-      expiresAt: now + this.ttlMs,
-      leaseUntil: now + this.leaseMs,
-    };
   }
 }
