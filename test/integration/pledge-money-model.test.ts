@@ -6,8 +6,8 @@ import { runSeed } from '../money/rng';
 import { CaseTally } from '../money/case-tally';
 
 /**
- * The money model of monthly giving (issue 26): generated pledge histories (periods, declines
- * and recoveries, cards that ask for authentication, donors who pay or not, pauses,
+ * The money model of monthly and weekly giving (issue 26): generated pledge histories (periods,
+ * declines and recoveries, cards that ask for authentication, donors who pay or not, pauses,
  * cancellations, amount changes, actions fired twice, worker kills, resets) played on the real
  * stack and compared with the reference model (test/money/pledge-history.ts), on the simulator
  * and on Stripe's stand-in. `PLEDGE_MONEY_PROVIDERS` (simulator,stripe), `PLEDGE_MONEY_CASES`

@@ -16,6 +16,8 @@ import { resetWorkflow } from './workflow-control';
 import type { CaseResult } from './case-tally';
 
 const DAY_MS = 86_400_000;
+/** How far apart the driver plays a pledge's periods: each lands in the next month or week. */
+const PERIOD_STEP_MS = { monthly: 32 * DAY_MS, weekly: 7 * DAY_MS } as const;
 /** A period ends within its attempts' deadlines and retry delays: far less than this. */
 const PERIOD_TIMEOUT_MS = 90_000;
 
@@ -33,7 +35,6 @@ async function withTimeout<T>(work: Promise<T>, ms: number, why: () => string): 
   }
 }
 const REAL = { kind: 'real' } as const;
-const period = (at: Date) => periodOf('monthly', at, 'Asia/Jakarta', REAL);
 
 /**
  * Plays one generated pledge history on the real stack and checks it against the model: each
@@ -47,6 +48,7 @@ export async function runPledgeCase(
   method: string,
 ): Promise<CaseResult> {
   const { stack } = card.mail;
+  const period = (at: Date) => periodOf(history.interval, at, 'Asia/Jakarta', REAL);
   const campaignId = await createCampaign(stack.db);
   const model = new PledgeModel(history.amount, method === 'card');
   const api = (path: string, init: { method: string; body?: unknown; key?: string }) =>
@@ -68,7 +70,7 @@ export async function runPledgeCase(
       currency: 'IDR',
       donor: { name: 'Model', email: `model-${history.index}@example.org`, anonymous: false },
       paymentMethod: method,
-      interval: 'monthly',
+      interval: history.interval,
     },
   });
   if (created.status !== 202) throw new Error(`pledge refused: ${await created.text()}`);
@@ -128,7 +130,7 @@ export async function runPledgeCase(
 
   const first = stack.temporal.workflow.getHandle(pledgeFirstPeriodWorkflowId(pledgeId));
   await play(new Date(), history.first, [first as WorkflowHandleWithFirstExecutionRunId]);
-  let months = 0;
+  let periods = 0;
   for (const step of history.steps) {
     if (step.kind !== 'period') {
       const accepted = model.change(step);
@@ -139,20 +141,24 @@ export async function runPledgeCase(
       log.push(`${step.kind}: ${answer.status}`);
       if ((answer.status === 200) !== accepted) {
         const problem = `${step.kind} answered ${answer.status}, the model ${String(accepted)}`;
-        const header = `case ${history.index} (seed ${history.seed})`;
+        const header = `case ${history.index} (seed ${history.seed}, ${history.interval})`;
         return { problems: [problem], report: [header, ...log, problem].join('\n') };
       }
       continue;
     }
-    months++;
-    const at = new Date(Date.now() + months * 32 * DAY_MS);
+    periods++;
+    const at = new Date(Date.now() + periods * PERIOD_STEP_MS[history.interval]);
     const runs = [await startPeriod(at), ...(step.double ? [await startPeriod(at)] : [])];
     await play(at, step, runs);
   }
   const problems = [...cardProblems, ...(await check(card, pledgeId, campaignId, model, played))];
   return {
     problems,
-    report: [`case ${history.index} (seed ${history.seed})`, ...log, ...problems].join('\n'),
+    report: [
+      `case ${history.index} (seed ${history.seed}, ${history.interval})`,
+      ...log,
+      ...problems,
+    ].join('\n'),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { PledgeInterval } from '../../src/pledges/pledge-calendar';
 import type { SavedMethodState } from '../../src/providers/simulator/simulator-saved-methods';
 import { Rng, caseSeed } from './rng';
 
@@ -29,6 +30,8 @@ export interface PledgeHistory {
   index: number;
   seed: number;
   amount: number;
+  /** Monthly or weekly: the periods' names and how far apart the driver plays them. */
+  interval: PledgeInterval;
   /** The first period, charged at the pledge's creation: the donor pays it, or not. */
   first: PeriodStep;
   steps: PledgeStep[];
@@ -76,7 +79,11 @@ export function generatePledgeHistory(seed: number, index: number): PledgeHistor
     else if (kind === 'amount') steps.push({ kind, amount: amountOf(rng) });
     else steps.push({ kind });
   }
-  return { index, seed: own, amount: amountOf(rng), first: periodStep(rng, true), steps };
+  const amount = amountOf(rng);
+  const first = periodStep(rng, true);
+  // Drawn last, so a seed's earlier cases (monthly only) keep their other draws.
+  const interval: PledgeInterval = rng.chance(0.5) ? 'weekly' : 'monthly';
+  return { index, seed: own, amount, interval, first, steps };
 }
 
 /** What a period should come to: its attempts (who each asked) and the one paid, if any. */
