@@ -24,10 +24,14 @@ export const refundRequestActivity: ActivityOptions = {
 /**
  * The same steps run in the worker's process: no activity task round trip, so the payment
  * action and a confirmation each cost one workflow task (docs/benchmarks.md, bench:spike).
+ * A backoff past two seconds waits on a workflow timer, not in the worker: Temporal's core
+ * holds a stopping worker until its local activities end, so local backoffs through a
+ * provider's outage kept a deploy (or Ctrl-C) waiting for as long as the outage lasted.
  */
 export const moneyLocalActivity: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: moneyActivity.retry,
+  localRetryThreshold: '2 seconds',
 };
 
 /** Reconciliation: a failed run is not retried for long; the schedule starts the next one. */
