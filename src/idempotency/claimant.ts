@@ -15,7 +15,7 @@ export class Claimant {
   private readonly abandoned = new Map<string, string>();
 
   constructor(
-    readonly holder: ClaimHolder,
+    private readonly holder: ClaimHolder,
     private readonly ttlMs: number,
     private readonly leaseMs: number,
   ) {}
@@ -56,6 +56,7 @@ export class Claimant {
     );
   }
 
+  /** A claim that could not be released (its disk was full): a retry may take it over now. */
   abandon(claimId: string, key: string): void {
     this.abandoned.set(claimId, key);
   }

@@ -49,6 +49,7 @@ export async function runPledgeCase(
 ): Promise<CaseResult> {
   const { stack } = card.mail;
   const period = (at: Date) => periodOf(history.interval, at, 'Asia/Jakarta', REAL);
+  const header = `case ${history.index} (seed ${history.seed}, ${history.interval})`;
   const campaignId = await createCampaign(stack.db);
   const model = new PledgeModel(history.amount, method === 'card');
   const api = (path: string, init: { method: string; body?: unknown; key?: string }) =>
@@ -141,7 +142,6 @@ export async function runPledgeCase(
       log.push(`${step.kind}: ${answer.status}`);
       if ((answer.status === 200) !== accepted) {
         const problem = `${step.kind} answered ${answer.status}, the model ${String(accepted)}`;
-        const header = `case ${history.index} (seed ${history.seed}, ${history.interval})`;
         return { problems: [problem], report: [header, ...log, problem].join('\n') };
       }
       continue;
@@ -154,11 +154,7 @@ export async function runPledgeCase(
   const problems = [...cardProblems, ...(await check(card, pledgeId, campaignId, model, played))];
   return {
     problems,
-    report: [
-      `case ${history.index} (seed ${history.seed}, ${history.interval})`,
-      ...log,
-      ...problems,
-    ].join('\n'),
+    report: [header, ...log, ...problems].join('\n'),
   };
 }
 
