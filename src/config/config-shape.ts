@@ -59,6 +59,11 @@ export interface Config {
   readonly paymentTimeoutSeconds: number;
   /** How long past the deadline a payment the provider would not close is still checked. */
   readonly settleHorizonSeconds: number;
+  /**
+   * How many attempts an activity gets through an outage (a provider, Postgres or Temporal
+   * away) before it fails for good and its workflow ends where an operator sees it.
+   */
+  readonly outageRetryAttempts: number;
   /** A payment that succeeded after its donation closed: credit while the campaign is open, or refund. */
   readonly latePaymentPolicy: 'credit' | 'refund';
   readonly simulator: {

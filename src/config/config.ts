@@ -111,6 +111,8 @@ export function loadConfig(source: Env = process.env): Config {
     opsActor,
     paymentTimeoutSeconds: reader.integer('PAYMENT_TIMEOUT_SECONDS', 900, 1),
     settleHorizonSeconds: reader.integer('PAYMENT_SETTLE_HORIZON_SECONDS', 86_400, 0),
+    // At most a minute apart once the backoff has grown: about a day.
+    outageRetryAttempts: reader.integer('OUTAGE_RETRY_ATTEMPTS', 1_440, 1),
     latePaymentPolicy: reader.oneOf('LATE_PAYMENT_POLICY', ['credit', 'refund'] as const, 'credit'),
     simulator: {
       enabled: simulatorEnabled,

@@ -29,7 +29,7 @@ export interface DonationWorkerOptions {
   /** The graph from createServices, on the worker's own client: activities start workflows. */
   services: Services;
   providers: ProviderRegistry;
-  config: Pick<Config, 'latePaymentPolicy' | 'mail'>;
+  config: Pick<Config, 'latePaymentPolicy' | 'mail' | 'outageRetryAttempts'>;
   /** A prebuilt bundle (tests share one); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Slots, pollers and cache (WORKER_* settings); the SDK's defaults where absent. */
@@ -152,7 +152,7 @@ async function createWorkersOn(
   const activityInterceptors = [
     correlationActivityInterceptor,
     activityMetricsInterceptor(metrics),
-    permanentFailureInterceptor,
+    permanentFailureInterceptor(options.config.outageRetryAttempts),
   ];
   const workers: Worker[] = [];
   for (const queue of options.queues ?? WORKER_QUEUES) {

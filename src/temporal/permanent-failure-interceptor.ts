@@ -33,12 +33,15 @@ function isTransient(error: unknown): boolean {
 
 /**
  * What an activity's failure becomes: an outage (Postgres, Temporal, a provider down) is thrown
- * as it is, retried with backoff for as long as it lasts (and counted by the activity-retry
- * metric); data Postgres can never store fails for good at once; any other failure nobody mapped
- * (a provider's 404 for its own payment, a bug) fails for good after
- * {@link PERMANENT_AFTER_ATTEMPTS}, so the workflow can end the donation where an operator sees it.
+ * as it is, retried with backoff (and counted by the activity-retry metric) until its
+ * `outageAttempts` are used (OUTAGE_RETRY_ATTEMPTS: about a day at the money steps' backoff);
+ * data Postgres can never store fails for good at once; any other failure nobody mapped (a
+ * provider's 404 for its own payment, a bug) fails for good after
+ * {@link PERMANENT_AFTER_ATTEMPTS}. Either way the workflow ends where an operator sees it.
+ * Counted in attempts, not time: a local activity retried after a workflow timer starts a new
+ * schedule, so only its attempt number spans the whole outage.
  */
-export function boundedFailure(error: unknown, attempt: number): unknown {
+export function boundedFailure(error: unknown, attempt: number, outageAttempts: number): unknown {
   if (error instanceof ApplicationFailure || error instanceof CancelledFailure) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (isInvalidData(error)) {
@@ -49,9 +52,12 @@ export function boundedFailure(error: unknown, attempt: number): unknown {
       cause: error,
     });
   }
-  if (isTransient(error) || attempt < PERMANENT_AFTER_ATTEMPTS) return error;
+  const transient = isTransient(error);
+  if (attempt < (transient ? outageAttempts : PERMANENT_AFTER_ATTEMPTS)) return error;
   return ApplicationFailure.create({
-    message: `Failed ${attempt} times: ${message}`,
+    message: transient
+      ? `Retried through an outage ${attempt} times (OUTAGE_RETRY_ATTEMPTS): ${message}`
+      : `Failed ${attempt} times: ${message}`,
     type: FailureType.Permanent,
     nonRetryable: true,
     cause: error instanceof Error ? error : undefined,
@@ -59,14 +65,16 @@ export function boundedFailure(error: unknown, attempt: number): unknown {
 }
 
 /** Applies {@link boundedFailure} to every activity the worker runs. */
-export const permanentFailureInterceptor: ActivityInterceptorsFactory = (ctx) => ({
-  inbound: {
-    async execute(input, next) {
-      try {
-        return await next(input);
-      } catch (error) {
-        throw boundedFailure(error, ctx.info.attempt);
-      }
+export function permanentFailureInterceptor(outageAttempts: number): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      async execute(input, next) {
+        try {
+          return await next(input);
+        } catch (error) {
+          throw boundedFailure(error, ctx.info.attempt, outageAttempts);
+        }
+      },
     },
-  },
-});
+  });
+}

@@ -14,20 +14,23 @@ function databaseError(code: string): pg.DatabaseError {
   return error;
 }
 
+/** The default, OUTAGE_RETRY_ATTEMPTS: about a day at a minute apart. */
+const OUTAGE_ATTEMPTS = 1_440;
+
 const typeOf = (error: unknown) =>
   error instanceof ApplicationFailure ? { type: error.type, final: error.nonRetryable } : 'as is';
 
 describe('every activity failure is bounded', () => {
   it('fails for good at once on data Postgres can never store', () => {
     for (const code of ['22021', '22P02', '22003', '23514']) {
-      expect(typeOf(boundedFailure(databaseError(code), 1))).toEqual({
+      expect(typeOf(boundedFailure(databaseError(code), 1, OUTAGE_ATTEMPTS))).toEqual({
         type: FailureType.InvalidData,
         final: true,
       });
     }
   });
 
-  it('keeps retrying an outage, however long it lasts', () => {
+  it('retries an outage until its attempts are used, then fails it for good', () => {
     const outages = [
       new ProviderUnavailable('down'),
       new ProviderRejected(503, {}),
@@ -36,19 +39,23 @@ describe('every activity failure is bounded', () => {
       databaseError('57P01'),
     ];
     for (const error of outages) {
-      expect(boundedFailure(error, 1_000)).toBe(error);
+      expect(boundedFailure(error, OUTAGE_ATTEMPTS - 1, OUTAGE_ATTEMPTS)).toBe(error);
+      expect(typeOf(boundedFailure(error, OUTAGE_ATTEMPTS, OUTAGE_ATTEMPTS))).toEqual({
+        type: FailureType.Permanent,
+        final: true,
+      });
     }
   });
 
   it('fails a failure nobody mapped for good after the bound, not before', () => {
     const notFound = new ProviderRejected(404, { message: 'no such payment' });
-    expect(boundedFailure(notFound, PERMANENT_AFTER_ATTEMPTS - 1)).toBe(notFound);
-    expect(typeOf(boundedFailure(notFound, PERMANENT_AFTER_ATTEMPTS))).toEqual({
+    expect(boundedFailure(notFound, PERMANENT_AFTER_ATTEMPTS - 1, OUTAGE_ATTEMPTS)).toBe(notFound);
+    expect(typeOf(boundedFailure(notFound, PERMANENT_AFTER_ATTEMPTS, OUTAGE_ATTEMPTS))).toEqual({
       type: FailureType.Permanent,
       final: true,
     });
     const bug = new TypeError('x is undefined');
-    expect(typeOf(boundedFailure(bug, PERMANENT_AFTER_ATTEMPTS))).toEqual({
+    expect(typeOf(boundedFailure(bug, PERMANENT_AFTER_ATTEMPTS, OUTAGE_ATTEMPTS))).toEqual({
       type: FailureType.Permanent,
       final: true,
     });
@@ -56,6 +63,6 @@ describe('every activity failure is bounded', () => {
 
   it("leaves an activity's own typed failure alone", () => {
     const refused = ApplicationFailure.nonRetryable('refused', FailureType.Validation);
-    expect(boundedFailure(refused, 1)).toBe(refused);
+    expect(boundedFailure(refused, OUTAGE_ATTEMPTS, OUTAGE_ATTEMPTS)).toBe(refused);
   });
 });
