@@ -44,8 +44,7 @@ export class KeptMethodReleaser {
           throw new Error(`provider ${release.provider} cannot release kept methods here`);
         }
         await provider.releaseMethod(release.savedMethod);
-        await this.releases.released(release);
-        result.released++;
+        if (await this.releases.released(release)) result.released++;
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const attempts = await this.releases.failed(release, reason);

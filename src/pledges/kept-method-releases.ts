@@ -34,13 +34,20 @@ export class KeptMethodReleases {
     }));
   }
 
-  async released(release: KeptMethodRelease): Promise<void> {
-    await this.db
+  /**
+   * Marks it released; false if another run (an operator's beside the schedule) marked it
+   * first, whose time stays.
+   */
+  async released(release: KeptMethodRelease): Promise<boolean> {
+    const row = await this.db
       .updateTable('kept_method_releases')
       .set({ released_at: sql`now()`, last_error: null })
       .where('provider', '=', release.provider)
       .where('saved_method', '=', release.savedMethod)
-      .execute();
+      .where('released_at', 'is', null)
+      .returning('pledge_id')
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** Counts a failed attempt; the attempts it has made now. */
