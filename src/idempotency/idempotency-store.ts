@@ -1,7 +1,6 @@
 import { currentHolder } from './claim-holder';
 import type { ClaimHolder } from './claim-holder';
 import { Claimant } from './claimant';
-import { defaultClaimsPath, isMemoryBacked, prepareClaimsDir } from './claims-location';
 import type {
   ClaimResult,
   CompletedRecord,
@@ -12,7 +11,8 @@ import type {
   SweepResult,
 } from './idempotency-record';
 import { KeptAnswers } from './kept-answers';
-import { RecordTable } from './record-table';
+import type { RecordTable } from './record-table';
+import { StoreEnvironments } from './store-environments';
 import { StoreWriteError } from './store-write-error';
 
 export interface IdempotencyStoreOptions {
@@ -58,6 +58,7 @@ export interface IdempotencyStoreOptions {
 export class IdempotencyStore {
   /** Whether claims live in memory (unflushed) rather than beside the answers on disk. */
   readonly claimsInMemory: boolean;
+  private readonly environments: StoreEnvironments;
   private readonly answers: RecordTable;
   private readonly claims: RecordTable;
   private readonly graceMs: number;
@@ -66,20 +67,10 @@ export class IdempotencyStore {
   private readonly claimant: Claimant;
 
   constructor(options: IdempotencyStoreOptions) {
-    const claimsPath = options.claimsPath ?? defaultClaimsPath(options.path);
-    prepareClaimsDir(claimsPath);
-    this.claimsInMemory = isMemoryBacked(claimsPath);
-    this.answers = new RecordTable({
-      name: 'answers',
-      path: options.path,
-      noSync: false,
-      durable: true,
-    });
-    this.claims = new RecordTable({
-      name: 'claims',
-      path: claimsPath,
-      noSync: this.claimsInMemory,
-    });
+    this.environments = new StoreEnvironments(options.path, options.claimsPath);
+    this.answers = this.environments.answers;
+    this.claims = this.environments.claims;
+    this.claimsInMemory = this.environments.claimsInMemory;
     this.graceMs = (options.inFlightGraceSeconds ?? 86_400) * 1000;
     this.now = options.now ?? Date.now;
     this.kept = new KeptAnswers(options.completedCacheSize ?? 10_000);
@@ -220,20 +211,13 @@ export class IdempotencyStore {
     }
   }
 
-  /**
-   * Whether both environments can write: false after a commit failed, until one succeeds or
-   * {@link probeWrites} sees one succeed.
-   */
+  /** Whether both environments can write ({@link StoreEnvironments.writable}). */
   get writable(): boolean {
-    return !this.answers.writeFailing && !this.claims.writeFailing;
+    return this.environments.writable;
   }
 
-  /** Tries a small write in each environment whose last commit failed; then {@link writable}. */
-  async probeWrites(): Promise<boolean> {
-    for (const table of [this.answers, this.claims]) {
-      if (table.writeFailing) await table.probeWrite();
-    }
-    return this.writable;
+  probeWrites(): Promise<boolean> {
+    return this.environments.probeWrites();
   }
 
   /** Request bytes seen to match the answer this process keeps for `key`, if any. */
@@ -247,21 +231,12 @@ export class IdempotencyStore {
   }
 
   /**
-   * Removes up to `batchSize` expired answers and as many expired claims, walking each expiry
-   * index from its oldest entry, one short write transaction each. An expired claim still
-   * within its grace is re-indexed at the end of the grace instead of removed.
+   * Releases the claims abandoned while their disk was full, then sweeps one batch of what
+   * expired ({@link StoreEnvironments.sweep}).
    */
   async sweep(batchSize = 1_000): Promise<SweepResult> {
     await this.releaseAbandoned();
-    const now = this.now();
-    const keepUntil = (record: InFlightRecord) => record.leaseUntil + this.graceMs;
-    const answers = await this.answers.sweep(now, batchSize, keepUntil);
-    const claims = await this.claims.sweep(now, batchSize, keepUntil);
-    return {
-      removed: answers.removed + claims.removed,
-      deferred: answers.deferred + claims.deferred,
-      more: answers.more || claims.more,
-    };
+    return this.environments.sweep(this.now(), batchSize, this.graceMs);
   }
 
   /** Sweeps until nothing expired remains; for the periodic sweeper. */
@@ -275,18 +250,8 @@ export class IdempotencyStore {
     }
   }
 
-  /** Counts and sizes of both environments together, for metrics, readiness and benchmarks. */
   stats(): StoreStats {
-    const answers = this.answers.stats();
-    const claims = this.claims.stats();
-    return {
-      records: answers.records + claims.records,
-      indexEntries: answers.indexEntries + claims.indexEntries,
-      usedBytes: answers.usedBytes + claims.usedBytes,
-      mapBytes: answers.mapBytes + claims.mapBytes,
-      claims: claims.records,
-      claimsUsedBytes: claims.usedBytes,
-    };
+    return this.environments.stats();
   }
 
   /** Releases the claims abandoned while their disk was full; those it still cannot stay. */
@@ -302,8 +267,8 @@ export class IdempotencyStore {
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.answers.close(), this.claims.close()]);
+  close(): Promise<void> {
+    return this.environments.close();
   }
 
   /**
