@@ -177,6 +177,9 @@ export async function measureDonationCosts(options: {
   const stack = await options.startStack();
   const campaignId = await options.newCampaign();
   const redis = new Redis(options.redisUrl);
+  // ioredis takes a command monitored in the same read as MONITOR's reply for a reply of its own
+  // and fails (taskforcesh/bullmq#2505): this client's own ready check must be over first.
+  await redis.ping();
   const monitor = await redis.monitor();
   let redisCommands = 0;
   monitor.on('monitor', (_time: string, args: string[]) => {
