@@ -16,6 +16,7 @@ import { debugLines } from './case-debug';
 import { compare, observe, waitUntilQuiet } from './money-observe';
 import type { CaseIds } from './case-ids';
 import {
+  assertHorizonOpen,
   resetDonationWorkflow,
   waitForDeadlineTimer,
   waitForStatusChange,
@@ -81,6 +82,9 @@ class CaseRun {
     this.note(`${at}. ${describeStep(step)}`);
     this.provider.stepStarts(at);
     const { stack } = this.ctx;
+    if (before.phase === 'horizon' && step.kind === 'payment') {
+      await assertHorizonOpen(stack, this.ids.donationId, this.ctx.settleHorizonSeconds);
+    }
     switch (step.kind) {
       case 'payment':
       case 'payment-reversed':

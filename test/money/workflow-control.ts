@@ -64,6 +64,28 @@ export async function waitForStatusChange(
 }
 
 /**
+ * Fails the case plainly when the donation closed before a step the history puts inside the
+ * settle horizon: a stalled machine, not galang, missed the window the model assumes.
+ */
+export async function assertHorizonOpen(
+  stack: Stack,
+  donationId: string,
+  horizonSeconds: number,
+): Promise<void> {
+  const row = await stack.db
+    .selectFrom('donations')
+    .select('status')
+    .where('id', '=', donationId)
+    .executeTakeFirst();
+  if (row && !isOpen(row.status)) {
+    throw new Error(
+      `the ${horizonSeconds} s settle horizon passed before this step (donation ${row.status}): ` +
+        'the machine stalled, so this run cannot follow the history',
+    );
+  }
+}
+
+/**
  * Waits until the donation workflow's current run has fired its deadline timer, and a moment
  * more for the status read and the cancel that follow it.
  */
