@@ -52,13 +52,9 @@ export async function waitForStatusChange(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const row = await stack.db
-      .selectFrom('donations')
-      .select('status')
-      .where('id', '=', donationId)
-      .executeTakeFirst();
-    if (row && !isOpen(row.status)) return;
-    if (Date.now() > deadline) throw new Error(`donation still ${row?.status ?? 'missing'}`);
+    const status = await statusOf(stack, donationId);
+    if (status !== undefined && !isOpen(status)) return;
+    if (Date.now() > deadline) throw new Error(`donation still ${status ?? 'missing'}`);
     await sleep(200);
   }
 }
@@ -72,14 +68,10 @@ export async function assertHorizonOpen(
   donationId: string,
   horizonSeconds: number,
 ): Promise<void> {
-  const row = await stack.db
-    .selectFrom('donations')
-    .select('status')
-    .where('id', '=', donationId)
-    .executeTakeFirst();
-  if (row && !isOpen(row.status)) {
+  const status = await statusOf(stack, donationId);
+  if (status !== undefined && !isOpen(status)) {
     throw new Error(
-      `the ${horizonSeconds} s settle horizon passed before this step (donation ${row.status}): ` +
+      `the ${horizonSeconds} s settle horizon passed before this step (donation ${status}): ` +
         'the machine stalled, so this run cannot follow the history',
     );
   }
@@ -106,6 +98,15 @@ export async function waitForDeadlineTimer(
     await sleep(250);
   }
   await sleep(1_500);
+}
+
+async function statusOf(stack: Stack, donationId: string): Promise<string | undefined> {
+  const row = await stack.db
+    .selectFrom('donations')
+    .select('status')
+    .where('id', '=', donationId)
+    .executeTakeFirst();
+  return row?.status;
 }
 
 function sleep(ms: number): Promise<void> {
